@@ -1,0 +1,48 @@
+# The grading image: Debian 13's Python 3.13 in a venv, clang++ and g++, the pinned
+# JAX/Otter stack from docker/requirements.lock, and this project's `autograder` and
+# `kernels` packages, with the chapter's rms_norm and custom_op libraries prebuilt.
+#
+#   make image      (passes the host's CA bundle as the `pip_ca` BuildKit secret)
+ARG BASE_IMAGE=debian:trixie-slim
+FROM ${BASE_IMAGE}
+
+ENV DEBIAN_FRONTEND=noninteractive \
+    LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    JAX_PLATFORMS=cpu TF_CPP_MIN_LOG_LEVEL=1 \
+    JAX_INTEROP_PREBUILT_KERNELS=/opt/jax-interop/prebuilt-kernels
+
+# Python, the compilers, and the tools Otter's grading Dockerfile and setup.sh call.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      python3 python3-venv clang g++ make \
+      ca-certificates curl wget unzip dos2unix jq \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*
+
+# Exact versions of every Python package. Behind a proxy that re-signs TLS the host's
+# CA bundle arrives as a secret mount: it is read here and never stored in a layer.
+COPY docker/requirements.lock /tmp/requirements.lock
+RUN --mount=type=secret,id=pip_ca \
+    if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca; fi \
+ && python3 -m venv "$VIRTUAL_ENV" \
+ && pip install --no-deps -r /tmp/requirements.lock \
+ && pip check \
+ && rm /tmp/requirements.lock \
+ && find "$VIRTUAL_ENV" -depth -name __pycache__ -type d -exec rm -rf {} + \
+ && find "$VIRTUAL_ENV" -path '*/site-packages/*/tests' -type d -prune -exec rm -rf {} +
+
+# The unprivileged account that runs student code and JupyterLab.
+RUN useradd --create-home --uid 1000 --shell /bin/bash student
+
+# This project's packages, then the chapter's kernels compiled once into a read-only
+# cache, so grading never pays the compile time for them.
+COPY pyproject.toml /opt/jax-interop/src/pyproject.toml
+COPY autograder /opt/jax-interop/src/autograder
+COPY kernels /opt/jax-interop/src/kernels
+RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
+ && rm -rf /opt/jax-interop/src /tmp/* \
+ && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
+ && chmod -R a+rX,go-w /opt/jax-interop

@@ -1,0 +1,30 @@
+# One place for every command of the platform. `make help` lists them.
+IMAGE ?= jax-interop-grader:latest
+BASE_IMAGE ?= debian:trixie-slim
+DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
+             -e PYTHONPATH=/repo -e JAX_INTEROP_KERNEL_CACHE=/tmp/kernel-cache
+PYTEST_ARGS ?=
+
+.PHONY: help image lock test lab demo
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+image:  ## build the grading image (the host's CA bundle goes in as a BuildKit secret)
+	@ca=$$(bash docker/ca-bundle.sh); \
+	docker buildx build --load --build-arg BASE_IMAGE=$(BASE_IMAGE) \
+	  $${ca:+--secret id=pip_ca,src=$$ca} -t $(IMAGE) .
+
+lock:  ## re-resolve docker/requirements.in into docker/requirements.lock
+	bash docker/lock.sh
+
+test: image  ## build the image if needed and run the whole test suite inside it
+	$(DOCKER_RUN) $(IMAGE) python -m pytest $(PYTEST_ARGS)
+
+lab: image  ## JupyterLab from the image on http://localhost:8888 with the repository mounted
+	docker run --rm -it -p 127.0.0.1:8888:8888 -v "$(CURDIR):/home/student/work" \
+	  -w /home/student/work --user student $(IMAGE) \
+	  jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --IdentityProvider.token=''
+
+demo: image  ## the platform's main job (for now: build the image and run the kernels' demo)
+	$(DOCKER_RUN) $(IMAGE) python -m kernels.demo

@@ -1,0 +1,95 @@
+"""Assertion helpers for hidden and public tests.
+
+Every failure is an AssertionError whose text is one sentence for the student: what is
+wrong and what to look at. The tests pass in the concept ("the transpose rule", "the
+backward pass"); the helpers add what was observed. No helper quotes test code.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from autograder import inspection
+
+
+def fail(message: str):
+    raise AssertionError(message)
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        fail(message)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+
+
+def expect_runs(fn: Callable, *args, what: str, hint: str, **kwargs) -> Any:
+    """Call fn(*args); an exception becomes '<what> raised <error>; <hint>'."""
+    try:
+        return fn(*args, **kwargs)
+    except AssertionError:
+        raise
+    except Exception as exc:  # student code may raise anything
+        fail(f"{what} raised {_first_line(exc)}; {hint}")
+
+
+def expect_close(actual, expected, *, what: str, hint: str = "",
+                 rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Values, shape and finiteness of `actual` against a float64 reference."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    tail = f"; {hint}" if hint else ""
+    if actual.shape != expected.shape:
+        fail(f"{what} has shape {actual.shape}, expected {expected.shape}{tail}")
+    if not np.all(np.isfinite(actual)) and np.all(np.isfinite(expected)):
+        bad = int(np.size(actual) - np.count_nonzero(np.isfinite(actual)))
+        fail(f"{what} contains {bad} NaN or infinite values where the reference is finite{tail}")
+    close = np.isclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol)
+    if not np.all(close):
+        err = np.abs(actual.astype(np.float64) - expected)
+        fail(f"{what} differs from the reference at {np.size(close) - np.count_nonzero(close)} "
+             f"of {np.size(close)} entries (largest error {np.max(err):.3g}){tail}")
+
+
+def expect_dtype(value, dtype, *, what: str, hint: str = "") -> None:
+    got = np.dtype(getattr(value, "dtype", type(value)))
+    if got != np.dtype(dtype):
+        fail(f"{what} has dtype {got}, expected {np.dtype(dtype)}" + (f"; {hint}" if hint else ""))
+
+
+def expect_rules(primitive, *, name: str, rules=("JVP rule", "transpose rule", "batching rule"),
+                 where: dict[str, str] | None = None) -> None:
+    """Each rule in `rules` is registered on `primitive` itself."""
+    where = where or {"JVP rule": "ad.primitive_jvps", "transpose rule": "ad.primitive_transposes",
+                      "batching rule": "batching.primitive_batchers"}
+    have = inspection.registered_rules(primitive)
+    missing = [r for r in rules if not have[r]]
+    if missing:
+        fail(f"{name} has no {' and no '.join(missing)} registered; register "
+             f"{' and '.join(f'the {r} in {where[r]}[{name}]' for r in missing)}.")
+
+
+def expect_eqns(jaxpr, primitive, *, message: str, at_least: int = 1) -> list:
+    """At least `at_least` equations of `primitive` anywhere in `jaxpr` (nested included)."""
+    eqns = inspection.find_eqns(jaxpr, primitive)
+    expect(len(eqns) >= at_least, message)
+    return eqns
+
+
+def expect_no_eqns(jaxpr, primitive, *, message: str) -> None:
+    expect(not inspection.find_eqns(jaxpr, primitive), message)
+
+
+def expect_ffi_calls(lowered, *, message: str, at_least: int = 1) -> list:
+    """At least `at_least` custom_calls of registered FFI handlers in the lowering."""
+    calls = inspection.ffi_custom_calls(lowered)
+    expect(len(calls) >= at_least, message)
+    return calls
+
+
+def expect_isinstance(value, cls, *, message: str) -> None:
+    expect(isinstance(value, cls), message)
