@@ -5,7 +5,7 @@ DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
              -e PYTHONPATH=/repo -e JAX_INTEROP_KERNEL_CACHE=/tmp/kernel-cache
 PYTEST_ARGS ?=
 
-.PHONY: help image lock test lab demo
+.PHONY: help image lock test lab demo assign validate
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -28,3 +28,6 @@ lab: image  ## JupyterLab from the image on http://localhost:8888 with the repos
 
 demo: image  ## the platform's main job (for now: build the image and run the kernels' demo)
 	$(DOCKER_RUN) $(IMAGE) python -m kernels.demo
+
+assign: image  ## otter assign all five assignments into dist/<name>/{student,autograder}
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.assign $(ASSIGNMENTS)

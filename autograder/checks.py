@@ -28,6 +28,19 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
+def run_case(case: Callable[[], None], *, concept: str) -> None:
+    """Run one test case body. Its AssertionError (from the expect_* helpers) passes
+    through unchanged; any other exception escaping student code becomes one sentence
+    naming the concept. Test cells call this as their last line, so the line Otter
+    quotes in its feedback is `run_case(case, ...)`, not test code."""
+    try:
+        case()
+    except AssertionError:
+        raise
+    except Exception as exc:  # student code may raise anything
+        fail(f"{concept} could not be checked: your code raised {_first_line(exc)}.")
+
+
 def expect_runs(fn: Callable, *args, what: str, hint: str, **kwargs) -> Any:
     """Call fn(*args); an exception becomes '<what> raised <error>; <hint>'."""
     try:

@@ -121,8 +121,10 @@ _registered: dict[tuple[str, str], tuple[str, str]] = {}
 def register(lib: Library, targets: dict[str, str], platform: str = "cpu") -> None:
     """Register each `symbol` of `lib` as the FFI target `name` ({name: symbol}).
 
-    XLA accepts a second registration of a name silently and keeps the first handler, so
-    this refuses a name already bound to another handler instead of letting it pass.
+    Measured with jaxlib 0.12.0.1: a second handler under a taken name is accepted
+    silently before the CPU backend starts and then breaks the backend's start-up
+    ("Duplicate FFI handler registration"), and raises INVALID_ARGUMENT after it. So this
+    refuses a name already bound to another handler, up front and with a clear message.
     Registering the same symbol again is a no-op.
     """
     for name, symbol in targets.items():

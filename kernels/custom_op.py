@@ -4,6 +4,7 @@ import ctypes
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from autograder.kernel_build import load
@@ -16,8 +17,8 @@ _fn.restype = None
 
 
 def custom_op_numpy(x):
-    """f(x) = x^2 + 10 in C, on a float64 contiguous copy of x."""
-    x = np.ascontiguousarray(np.asarray(x), dtype=np.float64)
+    """f(x) = x^2 + 10 in C, on a float64 contiguous copy of x (a 0-d x stays 0-d)."""
+    x = np.array(x, dtype=np.float64, order="C")  # np.ascontiguousarray would make 0-d 1-d
     out = np.empty_like(x)
     ptr = ctypes.POINTER(ctypes.c_double)
     _fn(x.ctypes.data_as(ptr), out.ctypes.data_as(ptr), x.size)
@@ -26,6 +27,7 @@ def custom_op_numpy(x):
 
 @jax.custom_jvp
 def custom_op_jax(x):
+    x = jnp.asarray(x)  # Python scalars (grad(custom_op_jax)(3.0)) have no .shape
     return jax.pure_callback(lambda a: custom_op_numpy(a).astype(a.dtype),  # declared dtype
                              jax.ShapeDtypeStruct(x.shape, x.dtype), x,
                              vmap_method="expand_dims")  # elementwise: one call per batch

@@ -1,0 +1,109 @@
+"""`make assign`: run Otter Assign on every master notebook and check what it shipped.
+
+    python -m autograder.assign [NAME ...]
+
+Writes dist/<name>/student/<name>.ipynb and dist/<name>/autograder/<name>-autograder.zip
+(stable names: Otter's timestamp is dropped). Otter Assign runs every test, hidden ones
+included, against the reference solution and fails if one does not pass. Afterwards
+this checks that no hidden test and no solution line reached the student folder.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+from otter.assign import main as otter_assign
+
+from autograder import assignments
+
+
+def build(name: str) -> None:
+    out = assignments.dist(name)
+    shutil.rmtree(out, ignore_errors=True)
+    otter_assign(str(assignments.master(name)), str(out), no_pdfs=True)
+    (stamped,) = (out / "autograder").glob(f"{name}-autograder_*.zip")
+    stamped.rename(assignments.autograder_zip(name))
+    check_student_folder(name)
+
+
+def _hidden_test_lines(name: str) -> set[str]:
+    """Lines of the hidden test functions in the autograder zip that no public test has."""
+    hidden, public = set(), set()
+    with zipfile.ZipFile(assignments.autograder_zip(name)) as z:
+        sources = [z.read(n).decode() for n in z.namelist() if n.startswith("tests/") and n.endswith(".py")]
+    for source in sources:
+        for node in ast.parse(source).body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            is_hidden = any(kw.arg == "hidden" and ast.literal_eval(kw.value)
+                            for d in node.decorator_list if isinstance(d, ast.Call) for kw in d.keywords)
+            lines = {l.strip() for l in ast.unparse(node).splitlines()
+                     if len(l.strip()) > 25 and not l.strip().startswith(("import ", "from "))}
+            (hidden if is_hidden else public).update(lines)
+    return hidden - public
+
+
+def _solution_lines(name: str) -> list[str]:
+    """Substantive lines of the master's solution blocks (markers and trivia excluded)."""
+    nb = json.loads(assignments.master(name).read_text())
+    lines, inside = [], False
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        for line in "".join(cell["source"]).splitlines():
+            s = line.strip()
+            if s.endswith("# BEGIN SOLUTION"):
+                inside = True
+            elif s.endswith("# END SOLUTION"):
+                inside = False
+            elif inside and len(s) > 25 and not s.startswith("#"):
+                lines.append(s)
+    return lines
+
+
+def _text(path: Path) -> str:
+    """A file's text; for a notebook, every string in its JSON decoded (tests sit in metadata)."""
+    raw = path.read_text(errors="replace")
+    if path.suffix != ".ipynb":
+        return raw
+
+    def strings(obj):
+        if isinstance(obj, str):
+            yield obj
+        elif isinstance(obj, dict):
+            for v in obj.values():
+                yield from strings(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                yield from strings(v)
+    return raw + "\n".join(strings(json.loads(raw)))
+
+
+def check_student_folder(name: str) -> None:
+    """No hidden test and no reference solution line anywhere under dist/<name>/student."""
+    texts = {p: _text(p) for p in (assignments.dist(name) / "student").rglob("*") if p.is_file()}
+    leaks = [f"hidden test line {l!r}" for l in sorted(_hidden_test_lines(name))
+             if any(l in s for s in texts.values())]
+    leaks += [f"solution line {l!r}" for l in _solution_lines(name) if any(l in s for s in texts.values())]
+    if leaks:
+        raise SystemExit(f"{name}: the student folder leaks " + "; ".join(leaks[:5]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", default=list(assignments.NAMES))
+    for name in parser.parse_args(argv).names:
+        print(f"== otter assign {name}", flush=True)
+        build(name)
+        print(f"   {assignments.student_notebook(name).relative_to(assignments.repo_root())}\n"
+              f"   {assignments.autograder_zip(name).relative_to(assignments.repo_root())}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

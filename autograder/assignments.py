@@ -1,0 +1,34 @@
+"""Where the five assignments and their generated files live; one place for the paths."""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ("reduce_sum_rules", "gammaln_callback", "silu_ffi", "ffi_lowering", "pure_callback_doubler")
+
+
+def repo_root() -> Path:
+    """The repository (mounted at /repo in the image, or this checkout)."""
+    return Path.cwd() if (Path.cwd() / "assignments").is_dir() else ROOT
+
+
+def master(name: str) -> Path:
+    return repo_root() / "assignments" / name / f"{name}.ipynb"
+
+
+def dist(name: str) -> Path:
+    return repo_root() / "dist" / name
+
+
+def student_notebook(name: str) -> Path:
+    return dist(name) / "student" / f"{name}.ipynb"
+
+
+def autograder_notebook(name: str) -> Path:
+    return dist(name) / "autograder" / f"{name}.ipynb"
+
+
+def autograder_zip(name: str) -> Path:
+    return dist(name) / "autograder" / f"{name}-autograder.zip"
+
+
+def solutions(name: str) -> Path:
+    return repo_root() / "solutions" / name
