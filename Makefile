@@ -18,8 +18,9 @@ image:  ## build the grading image (the host's CA bundle goes in as a BuildKit s
 lock:  ## re-resolve docker/requirements.in into docker/requirements.lock
 	bash docker/lock.sh
 
-test: image  ## build the image if needed and run the whole test suite inside it
+test: image  ## build the image if needed, run the test suite inside it, then validate the assignments
 	$(DOCKER_RUN) $(IMAGE) python -m pytest $(PYTEST_ARGS)
+	$(MAKE) validate
 
 lab: image  ## JupyterLab from the image on http://localhost:8888 with the repository mounted
 	docker run --rm -it -p 127.0.0.1:8888:8888 -v "$(CURDIR):/home/student/work" \
@@ -31,3 +32,6 @@ demo: image  ## the platform's main job (for now: build the image and run the ke
 
 assign: image  ## otter assign all five assignments into dist/<name>/{student,autograder}
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.assign $(ASSIGNMENTS)
+
+validate: assign  ## grade every answer in solutions/ and compare with its stated score and messages
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.validate $(ASSIGNMENTS)

@@ -96,7 +96,7 @@ def check_student_folder(name: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=list(assignments.NAMES))
+    parser.add_argument("names", nargs="*", default=assignments.present())
     for name in parser.parse_args(argv).names:
         print(f"== otter assign {name}", flush=True)
         build(name)

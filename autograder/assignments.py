@@ -5,6 +5,11 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("reduce_sum_rules", "gammaln_callback", "silu_ffi", "ffi_lowering", "pure_callback_doubler")
 
 
+def present() -> list[str]:
+    """The assignments whose master notebook exists, in the canonical order."""
+    return [n for n in NAMES if master(n).exists()]
+
+
 def repo_root() -> Path:
     """The repository (mounted at /repo in the image, or this checkout)."""
     return Path.cwd() if (Path.cwd() / "assignments").is_dir() else ROOT

@@ -1,0 +1,84 @@
+"""The answer catalogues in solutions/<name>/: one file per answer, whose docstring says
+what grading must give it.
+
+    \"\"\"A batching rule that forgets to shift axis.
+
+    score: 9
+    messages:
+      - axis must shift with the position of the batch dimension
+    \"\"\"
+    <the code a student would put in the answer cell>
+
+`score` is the exact total the answer must get; every string under `messages` must
+appear in its feedback. A full-score answer lists no messages.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from autograder import assignments
+
+ANSWER_CELL_TAG = "otter_answer_cell"
+
+
+@dataclass(frozen=True)
+class Answer:
+    assignment: str
+    name: str
+    path: Path
+    title: str
+    score: float
+    messages: tuple[str, ...] = field(default=())
+
+    @property
+    def code(self) -> str:
+        return self.path.read_text()
+
+
+def parse(assignment: str, path: Path) -> Answer:
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    if not doc:
+        raise ValueError(f"{path}: an answer file starts with a docstring stating its score")
+    title, _, rest = doc.partition("\n\n")   # a paragraph of prose, then YAML
+    meta = yaml.safe_load(rest) or {}
+    if "score" not in meta:
+        raise ValueError(f"{path}: the docstring has no 'score:'")
+    return Answer(assignment, path.stem, path, " ".join(title.split()), float(meta["score"]),
+                  tuple(meta.get("messages") or ()))
+
+
+def answers(assignment: str) -> list[Answer]:
+    return [parse(assignment, p) for p in sorted(assignments.solutions(assignment).glob("*.py"))]
+
+
+def submission(assignment: str, code: str | None) -> nbformat.NotebookNode:
+    """The shipped student notebook with its answer cell replaced by `code`
+    (None: the notebook exactly as shipped)."""
+    nb = nbformat.read(assignments.student_notebook(assignment), as_version=4)
+    cells = [c for c in nb.cells if ANSWER_CELL_TAG in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{assignment}: expected one answer cell, found {len(cells)}")
+    if code is not None:
+        cells[0].source = code
+    return nb
+
+
+def solution_cell(assignment: str) -> str:
+    """Source of the master notebook's solution cell (the reference answer)."""
+    nb = json.loads(assignments.master(assignment).read_text())
+    cells, inside = [], False
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "raw" and src.strip() in ("# BEGIN SOLUTION", "# END SOLUTION"):
+            inside = src.strip() == "# BEGIN SOLUTION"
+        elif inside and cell["cell_type"] == "code":
+            cells.append(src)
+    if len(cells) != 1:
+        raise ValueError(f"{assignment}: expected one solution cell in the master, found {len(cells)}")
+    return cells[0]
