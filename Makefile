@@ -22,9 +22,12 @@ test: image  ## build the image if needed, run the test suite inside it, then va
 	$(DOCKER_RUN) $(IMAGE) python -m pytest $(PYTEST_ARGS)
 	$(MAKE) validate
 
+# JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
+LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
+
 lab: image  ## JupyterLab from the image on http://localhost:8888 with the repository mounted
-	docker run --rm -it -p 127.0.0.1:8888:8888 -v "$(CURDIR):/home/student/work" \
-	  -w /home/student/work --user student $(IMAGE) \
+	docker run --rm -it -p 127.0.0.1:8888:8888 --user $(LAB_UID) -e HOME=/tmp/home \
+	  -v "$(CURDIR):/home/student/work" -w /home/student/work $(IMAGE) \
 	  jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --IdentityProvider.token=''
 
 demo: image  ## the platform's main job (for now: build the image and run the kernels' demo)
