@@ -30,7 +30,7 @@ RUN --mount=type=secret,id=pip_ca \
  && python3 -m venv "$VIRTUAL_ENV" \
  && pip install --no-deps -r /tmp/requirements.lock \
  && pip check \
- && rm /tmp/requirements.lock \
+ && mv /tmp/requirements.lock "$VIRTUAL_ENV/requirements.lock" \
  && find "$VIRTUAL_ENV" -depth -name __pycache__ -type d -exec rm -rf {} + \
  && find "$VIRTUAL_ENV" -path '*/site-packages/*/tests' -type d -prune -exec rm -rf {} +
 

@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     bad = [r for r in rows if not r.ok]
     for r in bad:
         print(f"\n--- {r.assignment}/{r.answer}: expected {r.expected}, got {r.got}\n{r.detail}")
-    print(f"\n{len(rows) - len(bad)} passed, {len(bad)} failed "
-          f"({len(rows)} gradings in {time.perf_counter() - t0:.0f} s with {args.jobs} jobs)")
+    print(f"\n{len(rows)} gradings in {time.perf_counter() - t0:.0f} s with {args.jobs} jobs")
+    print(f"validate: {len(rows) - len(bad)} passed, {len(bad)} failed")
     return 1 if bad else 0
 
 
