@@ -4,8 +4,11 @@ BASE_IMAGE ?= debian:trixie-slim
 DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
              -e PYTHONPATH=/repo -e JAX_INTEROP_KERNEL_CACHE=/tmp/kernel-cache
 PYTEST_ARGS ?=
+# The instructor's side (otter grade, make grade, host tests) runs in a venv on the host.
+VENV := .venv
+HOST_PY := PYTHONPATH=$(CURDIR) $(VENV)/bin/python
 
-.PHONY: help image lock test lab demo assign validate
+.PHONY: help image lock test lab demo assign validate venv grade
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -38,3 +41,23 @@ assign: image  ## otter assign all five assignments into dist/<name>/{student,au
 
 validate: assign  ## grade every answer in solutions/ and compare with its stated score and messages
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.validate $(ASSIGNMENTS)
+
+$(VENV)/.installed: docker/host-requirements.lock
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r docker/host-requirements.lock
+	touch $@
+
+venv: $(VENV)/.installed  ## the host venv (Otter, python-on-whales) for grading outside the image
+
+# dist/<name>/.built: rebuilt only when the master notebook or the project changed.
+NAMES := reduce_sum_rules gammaln_callback silu_ffi ffi_lowering pure_callback_doubler
+PROJECT_SRC := $(wildcard autograder/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) docker/requirements.lock
+define built_rule
+dist/$(1)/.built: assignments/$(1)/$(1).ipynb $$(PROJECT_SRC) | image
+	$$(DOCKER_RUN) $$(IMAGE) python -m autograder.assign $(1)
+	touch $$@
+endef
+$(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
+
+grade: dist/$(ASSIGNMENT)/.built venv  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>
+	$(HOST_PY) -m autograder.grade $(ASSIGNMENT) $(SUBMISSIONS) $(GRADE_ARGS)

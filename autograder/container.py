@@ -1,0 +1,72 @@
+"""Grade one notebook in a fresh container of the grading image, with no network and
+with limits on time, memory, processes and CPU. Results come back as Otter's
+results.json (data), never as its pickle."""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from python_on_whales import docker
+from python_on_whales.exceptions import DockerException
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: int = 600       # Gradescope's default
+    memory: str = "768m"       # Gradescope's default
+    cpus: float = 1.0
+    pids: int = 512
+
+
+@dataclass
+class Outcome:
+    results: dict | None       # Otter's results.json, when grading finished
+    status: str                # "Completed" or why it did not
+    seconds: float
+    log: str = ""              # the container's output (the instructor's eyes only)
+
+
+def grade(image: str, notebook: Path, limits: Limits) -> Outcome:
+    t0 = time.monotonic()
+    container = docker.container.create(
+        image, ["/autograder/run_autograder"], networks=["none"], memory=limits.memory,
+        memory_swap=limits.memory, cpus=limits.cpus, pids_limit=limits.pids)
+    try:
+        docker.container.copy(notebook, (container, f"/autograder/submission/{notebook.name}"))
+        container.start()
+        while container.state.running and time.monotonic() - t0 < limits.timeout_s:
+            time.sleep(0.5)
+            container.reload()
+        if container.state.running:
+            container.kill()
+            return Outcome(None, f"timed out after {limits.timeout_s} s", time.monotonic() - t0,
+                           _logs(container))
+        if container.state.oom_killed:
+            return Outcome(None, f"ran out of memory (limit {limits.memory})", time.monotonic() - t0,
+                           _logs(container))
+        results = _results(container)
+        if results is None:
+            return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
+                           time.monotonic() - t0, _logs(container))
+        return Outcome(results, "Completed", time.monotonic() - t0, _logs(container))
+    finally:
+        container.remove(force=True)
+
+
+def _results(container) -> dict | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            docker.container.copy((container, "/autograder/results/results.json"), Path(tmp) / "r.json")
+            return json.loads((Path(tmp) / "r.json").read_text())
+        except (DockerException, OSError, ValueError):
+            return None
+
+
+def _logs(container) -> str:
+    try:
+        return docker.container.logs(container)[-20000:]
+    except DockerException:
+        return ""

@@ -1,0 +1,86 @@
+"""`make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>`: grade a folder of submissions the
+way `otter grade` does, with the limits it lacks, and write the grades and a report.
+
+    python -m autograder.grade NAME DIR [--containers 2] [--timeout 600] [--memory 768m]
+
+Runs on the instructor's machine (the host venv, not the image). Each submission gets a
+fresh container of the assignment's grading image (Otter's own image build on top of
+jax-interop-grader:latest) with no network and with time, memory, process and CPU
+limits. A submission that is not a notebook of this assignment, crashes, times out or
+runs out of memory gets a row with the reason; the batch never stops for one.
+Writes dist/grades/<name>/final_grades.csv and report.html.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from autograder import assignments, container, report, submissions
+
+
+def grading_image(assignment: str, base_image: str) -> str:
+    """Otter's grading image for this zip on top of `base_image` (setup.sh finds the
+    environment in place and takes seconds); Docker's cache makes a rebuild free."""
+    from otter.grade.containers import build_image
+    from otter.run.run_autograder.autograder_config import AutograderConfig
+    return build_image(str(assignments.autograder_zip(assignment)), base_image, assignment, AutograderConfig())
+
+
+def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,
+              base_image: str, log=print) -> list[report.Row]:
+    all_cases = report.cases(assignments.autograder_zip(assignment))
+    maximum = sum(c.points for c in all_cases)
+    image = grading_image(assignment, base_image)
+    with tempfile.TemporaryDirectory() as work:
+        subs = submissions.collect(folder, assignment, Path(work))
+        log(f"grading {len(subs)} submissions of {assignment} in {containers} containers "
+            f"(no network, {limits.timeout_s} s, {limits.memory}, {limits.cpus:g} CPU each)")
+        done, lock = [0], threading.Lock()
+
+        def one(sub: submissions.Submission) -> report.Row:
+            if sub.problem:
+                r = report.row(sub.file, None, sub.problem, all_cases, 0.0)
+            else:
+                outcome = container.grade(image, sub.notebook, limits)
+                r = report.row(sub.file, outcome.results, outcome.status, all_cases, outcome.seconds)
+            with lock:
+                done[0] += 1
+                log(f"[{done[0]}/{len(subs)}] {sub.file}: {sum(r.scores.values()):g}/{maximum:g} "
+                    f"{r.status} ({r.seconds:.0f} s)")
+            return r
+
+        with ThreadPoolExecutor(containers) as pool:
+            rows = list(pool.map(one, subs))
+    out.mkdir(parents=True, exist_ok=True)
+    report.write_csv(out / "final_grades.csv", rows, all_cases)
+    report.write_html(out / "report.html", assignment, rows, all_cases)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", choices=assignments.NAMES)
+    parser.add_argument("submissions", type=Path)
+    parser.add_argument("--out", type=Path, help="default: dist/grades/<assignment>")
+    parser.add_argument("--containers", type=int, default=2)
+    parser.add_argument("--timeout", type=int, default=container.Limits.timeout_s)
+    parser.add_argument("--memory", default=container.Limits.memory)
+    parser.add_argument("--cpus", type=float, default=container.Limits.cpus)
+    parser.add_argument("--image", default="jax-interop-grader:latest")
+    args = parser.parse_args(argv)
+    out = args.out or assignments.repo_root() / "dist" / "grades" / args.assignment
+    t0 = time.perf_counter()
+    rows = grade_all(args.assignment, args.submissions, out, containers=args.containers,
+                     limits=container.Limits(args.timeout, args.memory, args.cpus), base_image=args.image)
+    print(f"{len(rows)} submissions in {time.perf_counter() - t0:.0f} s\n"
+          f"  {out / 'final_grades.csv'}\n  {out / 'report.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
