@@ -27,12 +27,19 @@ class Outcome:
     status: str                # "Completed" or why it did not
     seconds: float
     log: str = ""              # the container's output (the instructor's eyes only)
+    peak_mb: float | None = None  # the container's peak memory, when measured
 
 
-def grade(image: str, notebook: Path, limits: Limits) -> Outcome:
+# For make bench: the cgroup's peak memory, printed after grading (cgroup v1, then v2).
+_MEASURED = ("/autograder/run_autograder; s=$?; echo PEAK_BYTES=$(cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes"
+             " 2>/dev/null || cat /sys/fs/cgroup/memory.peak 2>/dev/null); exit $s")
+
+
+def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = False) -> Outcome:
     t0 = time.monotonic()
+    command = ["bash", "-c", _MEASURED] if measure_memory else ["/autograder/run_autograder"]
     container = docker.container.create(
-        image, ["/autograder/run_autograder"], networks=["none"], memory=limits.memory,
+        image, command, networks=["none"], memory=limits.memory,
         memory_swap=limits.memory, cpus=limits.cpus, pids_limit=limits.pids)
     try:
         docker.container.copy(notebook, (container, f"/autograder/submission/{notebook.name}"))
@@ -51,7 +58,10 @@ def grade(image: str, notebook: Path, limits: Limits) -> Outcome:
         if results is None:
             return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
                            time.monotonic() - t0, _logs(container))
-        return Outcome(results, "Completed", time.monotonic() - t0, _logs(container))
+        log = _logs(container)
+        peak = [l.split("=", 1)[1] for l in log.splitlines() if l.startswith("PEAK_BYTES=")]
+        return Outcome(results, "Completed", time.monotonic() - t0, log,
+                       int(peak[-1]) / 2**20 if peak and peak[-1].strip().isdigit() else None)
     finally:
         container.remove(force=True)
 

@@ -32,7 +32,7 @@ def grading_image(assignment: str, base_image: str) -> str:
 
 
 def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,
-              base_image: str, log=print) -> list[report.Row]:
+              base_image: str, log=print, measure_memory: bool = False) -> list[report.Row]:
     all_cases = report.cases(assignments.autograder_zip(assignment))
     maximum = sum(c.points for c in all_cases)
     image = grading_image(assignment, base_image)
@@ -46,8 +46,9 @@ def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limi
             if sub.problem:
                 r = report.row(sub.file, None, sub.problem, all_cases, 0.0)
             else:
-                outcome = container.grade(image, sub.notebook, limits)
+                outcome = container.grade(image, sub.notebook, limits, measure_memory)
                 r = report.row(sub.file, outcome.results, outcome.status, all_cases, outcome.seconds)
+                r.peak_mb = outcome.peak_mb
             with lock:
                 done[0] += 1
                 log(f"[{done[0]}/{len(subs)}] {sub.file}: {sum(r.scores.values()):g}/{maximum:g} "

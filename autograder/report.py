@@ -31,6 +31,7 @@ class Row:
     feedback: str = ""                # what the student sees (visible outputs)
     passed: frozenset[str] = frozenset()  # names of the cases that passed
     seconds: float = 0.0
+    peak_mb: float | None = None      # the grading container's peak memory (make bench)
 
 
 def cases(zip_path: Path) -> list[Case]:

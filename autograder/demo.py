@@ -1,0 +1,63 @@
+"""`make demo`: the platform's main job on a bundled sample class. For each assignment
+it makes four submissions from the answer catalogue (the reference, a wrong answer, a
+cheat, and a notebook whose kernel crashes), grades them with `make grade`'s path and
+prints a table of scores with the report of each assignment.
+
+    python -m autograder.demo [NAME ...]
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder import assignments, catalogue, container, grade
+
+CRASH = '"""A kernel that dies: no test can run."""\nimport os\nos.abort()\n'
+
+
+def samples(name: str, folder: Path) -> dict[str, str]:
+    """Write the sample submissions; returns {file: what is expected of it}."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    answers = catalogue.answers(name)
+    picks = {"correct": next(a for a in answers if a.name == "reference"),
+             "wrong": next(a for a in answers if a.name.startswith("wrong_")),
+             "cheat": next(a for a in answers if a.name.startswith("cheat_"))}
+    expected = {}
+    for kind, answer in picks.items():
+        nbformat.write(catalogue.submission(name, answer.code), folder / f"{kind}.ipynb")
+        expected[f"{kind}.ipynb"] = f"{answer.score:g} ({answer.name})"
+    nbformat.write(catalogue.submission(name, CRASH), folder / "crash.ipynb")
+    expected["crash.ipynb"] = "0 (kernel dies)"
+    return expected
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", default=assignments.present())
+    parser.add_argument("--containers", type=int, default=2)
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    table, reports = [], []
+    for name in args.names:
+        base = assignments.repo_root() / "dist" / "demo" / name
+        expected = samples(name, base / "submissions")
+        rows = grade.grade_all(name, base / "submissions", base, containers=args.containers,
+                               limits=container.Limits(timeout_s=300), base_image="jax-interop-grader:latest")
+        table += [(name, r.file, expected.get(r.file, "?"), f"{sum(r.scores.values()):g}", r.status) for r in rows]
+        reports.append(base / "report.html")
+    print(f"\n{'assignment':22s} {'submission':12s} {'expected':34s} {'score':>5s}  status")
+    for row in table:
+        print(f"{row[0]:22s} {row[1]:12s} {row[2]:34s} {row[3]:>5s}  {row[4]}")
+    print("\nreports:\n" + "\n".join(f"  {p}" for p in reports))
+    print(f"demo: {len(table)} submissions graded in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

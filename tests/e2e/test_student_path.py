@@ -1,0 +1,35 @@
+"""A student's path for real: the shipped notebook with an answer typed in, executed in
+a kernel of the image as the unprivileged user (grader.check cells, then
+grader.export()), and the exported zip graded by make grade's path."""
+import json
+import os
+from pathlib import Path
+
+from autograder import container, grade
+from tests.e2e.conftest import IMAGE, run, write_submission
+
+
+def test_check_export_and_grade(built, tmp_path):
+    """Does a notebook a student completes pass its public checks, export, and grade 10/10?"""
+    built("reduce_sum_rules")
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chmod(work, 0o777)
+    os.chmod(write_submission("reduce_sum_rules", "alt_batch_in_place", work / "reduce_sum_rules.ipynb"), 0o666)
+    run(["docker", "run", "--rm", "--network", "none", "--user", "1000:1000", "-e", "HOME=/tmp/home",
+         "-v", f"{work}:/work", "-w", "/work", IMAGE,
+         "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+         "--ExecutePreprocessor.timeout=600", "reduce_sum_rules.ipynb"], timeout=900)
+
+    executed = json.loads((work / "reduce_sum_rules.ipynb").read_text())
+    outputs = json.dumps([c.get("outputs", []) for c in executed["cells"] if c["cell_type"] == "code"])
+    assert "reduce_sum_rules passed!" in outputs or "All test cases passed" in outputs, outputs[-2000:]
+    exports = sorted(work.glob("reduce_sum_rules_*.zip"))
+    assert len(exports) == 1, list(work.iterdir())
+
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "student.zip").write_bytes(exports[0].read_bytes())
+    rows = grade.grade_all("reduce_sum_rules", submissions, tmp_path / "out", containers=1,
+                           limits=container.Limits(timeout_s=600), base_image=IMAGE, log=lambda *_: None)
+    assert [(r.file, sum(r.scores.values()), r.status) for r in rows] == [("student.zip", 10, "Completed")]
