@@ -21,8 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
 from autograder import assignments, catalogue, container, grade
 
 IMAGE = "jax-interop-grader:latest"
@@ -47,8 +45,8 @@ def bare(name: str) -> dict:
 def one_submission(name: str, work: Path):
     folder = work / name
     folder.mkdir(parents=True)
-    nbformat.write(catalogue.submission(name, (assignments.solutions(name) / "reference.py").read_text()),
-                   folder / "reference.ipynb")
+    catalogue.write_submission(name, (assignments.solutions(name) / "reference.py").read_text(),
+                               folder / "reference.ipynb")
     t0 = time.perf_counter()
     (row,) = grade.grade_all(name, folder, work / f"{name}-out", containers=1, limits=container.Limits(),
                              base_image=IMAGE, log=QUIET, measure_memory=True)
@@ -61,7 +59,7 @@ def throughput(name: str, work: Path, batch: int) -> dict[int, float]:
     answers = itertools.cycle(catalogue.answers(name))
     for i in range(batch):
         a = next(answers)
-        nbformat.write(catalogue.submission(name, a.code), folder / f"{i:02d}_{a.name}.ipynb")
+        catalogue.write_submission(name, a.code, folder / f"{i:02d}_{a.name}.ipynb")
     minutes = {}
     for n in (1, 2):
         t0 = time.perf_counter()

@@ -69,6 +69,12 @@ def submission(assignment: str, code: str | None) -> nbformat.NotebookNode:
     return nb
 
 
+def write_submission(assignment: str, code: str | None, path: Path) -> Path:
+    """Write `submission(assignment, code)` to `path` and return the path."""
+    nbformat.write(submission(assignment, code), path)
+    return path
+
+
 def solution_cell(assignment: str) -> str:
     """Source of the master notebook's solution cell (the reference answer)."""
     nb = json.loads(assignments.master(assignment).read_text())

@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
-
 from autograder import assignments, catalogue, container, grade
 
 CRASH = '"""A kernel that dies: no test can run."""\nimport os\nos.abort()\n'
@@ -30,9 +28,9 @@ def samples(name: str, folder: Path) -> dict[str, str]:
              "cheat": next(a for a in answers if a.name.startswith("cheat_"))}
     expected = {}
     for kind, answer in picks.items():
-        nbformat.write(catalogue.submission(name, answer.code), folder / f"{kind}.ipynb")
+        catalogue.write_submission(name, answer.code, folder / f"{kind}.ipynb")
         expected[f"{kind}.ipynb"] = f"{answer.score:g} ({answer.name})"
-    nbformat.write(catalogue.submission(name, CRASH), folder / "crash.ipynb")
+    catalogue.write_submission(name, CRASH, folder / "crash.ipynb")
     expected["crash.ipynb"] = "0 (kernel dies)"
     return expected
 

@@ -18,8 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
 from autograder import assignments, catalogue
 
 TIMEOUT_S = 600
@@ -55,7 +53,7 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path) -> Row:
     name = answer.name if answer else "(as shipped)"
     nb_path = work / assignment / name / f"{assignment}.ipynb"
     nb_path.parent.mkdir(parents=True)
-    nbformat.write(catalogue.submission(assignment, answer.code if answer else None), nb_path)
+    catalogue.write_submission(assignment, answer.code if answer else None, nb_path)
     t0 = time.perf_counter()
     try:
         score, possible, feedback = grade(nb_path, assignment, nb_path.parent / "out")

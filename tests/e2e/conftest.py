@@ -3,7 +3,6 @@ Docker, Otter and the grading image the way instructors, students and Gradescope
 import subprocess
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder import assignments, catalogue
@@ -33,5 +32,4 @@ def built():
 def write_submission(assignment: str, answer: str, path: Path) -> Path:
     """The shipped student notebook with the catalogue answer `answer` in its answer cell."""
     code = (assignments.solutions(assignment) / f"{answer}.py").read_text()
-    nbformat.write(catalogue.submission(assignment, code), path)
-    return path
+    return catalogue.write_submission(assignment, code, path)

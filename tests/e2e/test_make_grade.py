@@ -14,10 +14,6 @@ from tests.e2e.conftest import IMAGE, write_submission
 NAME = "reduce_sum_rules"
 
 
-def _notebook(code, path):
-    nbformat.write(catalogue.submission(NAME, code), path)
-
-
 @pytest.fixture(scope="module")
 def graded(built, tmp_path_factory):
     built(NAME)
@@ -27,9 +23,9 @@ def graded(built, tmp_path_factory):
     write_submission(NAME, "reference", subs / "a_reference.ipynb")
     write_submission(NAME, "wrong_no_batching", subs / "b_wrong.ipynb")
     reference = (assignments.solutions(NAME) / "reference.py").read_text()
-    _notebook(reference + "\ndef _html(*args, **kwargs):\n    raise ValueError('<script>alert(1)</script>')\n"
+    catalogue.write_submission(NAME, reference + "\ndef _html(*args, **kwargs):\n    raise ValueError('<script>alert(1)</script>')\n"
               "batching.primitive_batchers[custom_reduce_sum_p] = _html\n", subs / "c_html.ipynb")
-    _notebook("while True:\n    pass\n", subs / "d_loop.ipynb")
+    catalogue.write_submission(NAME, "while True:\n    pass\n", subs / "d_loop.ipynb")
     (subs / "e_corrupt.ipynb").write_text("{ this is not json")
     other = catalogue.submission(NAME, "x = 1")
     other.metadata["otter"]["assignment_name"] = "silu_ffi"
