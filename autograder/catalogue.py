@@ -49,8 +49,10 @@ def parse(assignment: str, path: Path) -> Answer:
     meta = yaml.safe_load(rest) or {}
     if "score" not in meta:
         raise ValueError(f"{path}: the docstring has no 'score:'")
-    return Answer(assignment, path.stem, path, " ".join(title.split()), float(meta["score"]),
-                  tuple(meta.get("messages") or ()))
+    messages = tuple(meta.get("messages") or ())
+    if not all(isinstance(m, str) for m in messages):
+        raise ValueError(f"{path}: every entry under 'messages' must be a string (quote one with ': ')")
+    return Answer(assignment, path.stem, path, " ".join(title.split()), float(meta["score"]), messages)
 
 
 def answers(assignment: str) -> list[Answer]:

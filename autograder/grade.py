@@ -13,6 +13,7 @@ Writes dist/grades/<name>/final_grades.csv and report.html.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -28,7 +29,22 @@ def grading_image(assignment: str, base_image: str) -> str:
     environment in place and takes seconds); Docker's cache makes a rebuild free."""
     from otter.grade.containers import build_image
     from otter.run.run_autograder.autograder_config import AutograderConfig
-    return build_image(str(assignments.autograder_zip(assignment)), base_image, assignment, AutograderConfig())
+    # buildx writes its progress straight to fd 1: keep it out of the progress lines, and
+    # show it only when the build fails.
+    with tempfile.TemporaryFile("w+") as log:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(log.fileno(), 1)
+        try:
+            return build_image(str(assignments.autograder_zip(assignment)), base_image, assignment,
+                               AutograderConfig())
+        except Exception:
+            log.seek(0)
+            sys.stderr.write(log.read()[-5000:])
+            raise
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,

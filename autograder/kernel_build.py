@@ -122,8 +122,9 @@ def register(lib: Library, targets: dict[str, str], platform: str = "cpu") -> No
     """Register each `symbol` of `lib` as the FFI target `name` ({name: symbol}).
 
     Measured with jaxlib 0.12.0.1: a second handler under a taken name is accepted
-    silently before the CPU backend starts and then breaks the backend's start-up
-    ("Duplicate FFI handler registration"), and raises INVALID_ARGUMENT after it. So this
+    silently before the CPU backend starts, then the first JAX operation fails
+    ("Duplicate FFI handler registration") and the first handler stays; after the
+    backend has started it raises INVALID_ARGUMENT. So this
     refuses a name already bound to another handler, up front and with a clear message.
     Registering the same symbol again is a no-op.
     """

@@ -33,3 +33,7 @@ def test_reference_is_the_masters_solution(name):
     docstring = ast.parse(source).body[0]
     body = "\n".join(source.splitlines()[docstring.end_lineno:])
     assert body.strip() == catalogue.solution_cell(name).strip()
+
+
+def test_all_five_assignments_are_present():
+    assert assignments.present() == list(assignments.NAMES)

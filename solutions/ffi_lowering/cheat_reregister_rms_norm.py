@@ -1,0 +1,51 @@
+"""Cheat: compiles its own kernel (eps fixed at 1e-5 inside, the attribute ignored) and
+registers it under the taken name rms_norm, hoping that custom_call @rms_norm runs the
+student's code. It never does: registrations made before the CPU backend starts are
+queued, and at start-up XLA rejects the duplicate ("Duplicate FFI handler
+registration"), which fails whatever first touches the backend (here the first test).
+The next start-up attempt keeps the first handler and drops the student's, so every
+other test runs the real kernel and passes.
+
+score: 9
+messages:
+  - Duplicate FFI handler registration for rms_norm
+"""
+import ctypes
+from pathlib import Path
+from autograder.kernel_build import load
+
+Path("my_rms.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  const int64_t last = x.dimensions().back();
+  for (int64_t n = 0; n < x.element_count(); n += last) {
+    float sm = 0.0f;
+    for (int64_t i = 0; i < last; ++i) sm += x.typed_data()[n + i] * x.typed_data()[n + i];
+    const float s = 1.0f / std::sqrt(sm / float(last) + 1e-5f);
+    for (int64_t i = 0; i < last; ++i) y->typed_data()[n + i] = x.typed_data()[n + i] * s;
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(MyRmsNorm, Impl,
+    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+_lib = load("my_rms.cc")
+jax.ffi.register_ffi_target("rms_norm", jax.ffi.pycapsule(_lib.cdll.MyRmsNorm), platform="cpu")
+
+rms_norm_prim_p = Primitive("rms_norm_prim")
+rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: ShapedArray(x.shape, x.dtype))
+mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering("rms_norm"), platform="cpu")
+rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))
+
+
+def _batch(args, dims, *, eps):
+    (x,), (bd,) = args, dims
+    return rms_norm_prim_p.bind(jnp.moveaxis(x, bd, 0), eps=eps), 0
+
+
+batching.primitive_batchers[rms_norm_prim_p] = _batch

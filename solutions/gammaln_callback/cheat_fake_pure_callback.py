@@ -1,0 +1,24 @@
+"""Cheat: replaces jax.pure_callback with a fake that evaluates jax.scipy's version of the
+SciPy function it is given, so the answer reads like the reference while no host callback
+ever runs.
+
+score: 6
+messages:
+  - gammaln_cb holds no jax.pure_callback
+"""
+_JAX_TWINS = {sps.gammaln: jax.scipy.special.gammaln, sps.digamma: jax.scipy.special.digamma}
+jax.pure_callback = lambda fn, result_shape_dtypes, *args, **kwargs: _JAX_TWINS[fn](*args)
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return jax.pure_callback(sps.gammaln, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                             vmap_method="expand_dims")
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    psi = jax.pure_callback(sps.digamma, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                            vmap_method="expand_dims")
+    return gammaln_cb(x), psi * t

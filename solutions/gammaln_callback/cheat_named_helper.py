@@ -1,0 +1,23 @@
+"""Cheat: a jitted helper merely named pure_callback computes jax.scipy's gammaln, and the
+JVP uses jax.scipy's digamma: no host callback at all, yet "pure_callback" appears in
+str(jaxpr) and every number is right, so the chapter's self-check passes.
+
+score: 6
+messages:
+  - gammaln_cb holds no jax.pure_callback
+  - holds no pure_callback whose host function returns scipy.special.digamma
+"""
+@jax.jit
+def pure_callback(x):
+    return jax.scipy.special.gammaln(x)
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return pure_callback(x)
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return gammaln_cb(x), jax.scipy.special.digamma(x) * t

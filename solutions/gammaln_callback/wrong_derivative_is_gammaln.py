@@ -1,0 +1,23 @@
+"""Wrong: the JVP multiplies the tangent by gammaln(x) instead of digamma(x); the forward
+pass is right.
+
+score: 6
+messages:
+  - The gradient of gammaln_cb differs from the reference
+  - holds no pure_callback whose host function returns scipy.special.digamma
+"""
+def _cb(fn, x):
+    return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _cb(sps.gammaln, x)
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = gammaln_cb(x)
+    return y, y * t

@@ -1,0 +1,22 @@
+"""Wrong: the forward pass calls SciPy through a pure_callback, but the derivative uses
+jax.scipy.special.digamma instead of SciPy's digamma through a callback. Every value and
+gradient is right, which is why the chapter's self-check passes it.
+
+score: 9
+messages:
+  - jax.scipy.special.digamma does not count
+"""
+def _gammaln_host(a):
+    return sps.gammaln(np.asarray(a)).astype(np.float32)
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return jax.pure_callback(_gammaln_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                             vmap_method="expand_dims")
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return gammaln_cb(x), jax.scipy.special.digamma(x) * t

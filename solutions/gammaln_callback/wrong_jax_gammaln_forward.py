@@ -1,0 +1,22 @@
+"""Wrong: the forward values come from jax.scipy.special.gammaln; only the derivative goes
+through a pure_callback to SciPy's digamma.
+
+score: 8
+messages:
+  - gammaln_cb holds no jax.pure_callback
+"""
+def _digamma_host(a):
+    return sps.digamma(np.asarray(a)).astype(np.float32)
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return jax.scipy.special.gammaln(x)
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    psi = jax.pure_callback(_digamma_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                            vmap_method="expand_dims")
+    return gammaln_cb(x), psi * t

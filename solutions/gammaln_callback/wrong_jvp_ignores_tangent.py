@@ -1,0 +1,23 @@
+"""Wrong: the JVP returns digamma(x) without multiplying it by the input tangent. JAX raises
+nothing: a tangent output that does not depend on the input tangent is a constant, so every
+gradient is silently zero.
+
+score: 7
+messages:
+  - The gradient of gammaln_cb differs from the reference
+  - digamma(x) times the input tangent (x_dot)
+"""
+def _cb(fn, x):
+    return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _cb(sps.gammaln, x)
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return gammaln_cb(x), _cb(sps.digamma, x)

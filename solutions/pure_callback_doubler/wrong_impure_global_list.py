@@ -1,0 +1,17 @@
+"""Wrong: the host function records every call in a global list (mutates module state).
+
+score: 9
+messages:
+  - changed the notebook's global state (CALLS)
+"""
+CALLS = []
+
+
+def host_double(arr):
+    arr = np.asarray(arr)
+    CALLS.append(arr.shape)
+    return arr * 2
+
+
+def pure_callback_doubler(x):
+    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

@@ -1,0 +1,43 @@
+"""Cheat: two real, distinct FFI handlers that merely copy a buffer, wrapped around
+jax.nn.silu in the forward pass and around a jnp derivative in the backward pass.
+Both custom_call counts and every value are right; the SiLU is computed in jnp.
+
+score: 2
+messages:
+  - The forward pass of silu_ffi computes logistic in jnp
+  - The gradient of silu_ffi computes logistic in jnp
+  - silu_ffi computes logistic in jnp, so its values are not those of your C++ kernel
+"""
+Path("silu.cc").write_text(r"""
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error CopyImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i];
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CopyA, CopyImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CopyB, CopyImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"copy_forward": "CopyA", "copy_backward": "CopyB"})
+
+
+def _copy(target, x):
+    return jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x)
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    return _copy("copy_forward", jax.nn.silu(x))
+
+
+def _bwd(x, g):
+    s = jax.nn.sigmoid(x)
+    return (_copy("copy_backward", g * s * (1 + x * (1 - s))),)
+
+
+silu_ffi.defvjp(lambda x: (silu_ffi(x), x), _bwd)

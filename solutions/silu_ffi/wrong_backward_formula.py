@@ -1,0 +1,45 @@
+"""Wrong: the backward kernel forgets the second term and returns ȳ·σ(x) instead of
+ȳ·σ(x)·(1 + x·(1 − σ(x))).
+
+score: 4
+messages:
+  - the backward kernel should compute ȳ·σ(x)·(1 + x·(1 − σ(x)))
+  - The gradient on x in [-80, 80] differs from the reference
+  - The VJP of silu_ffi with a random cotangent differs from the reference
+"""
+Path("silu.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+static ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> g, ffi::ResultBuffer<ffi::F32> out) {
+  for (int64_t i = 0; i < x.element_count(); ++i) out->typed_data()[i] = g.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(BadGradFwd, FwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(BadGradBwd, BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"silu_badgrad_fwd": "BadGradFwd", "silu_badgrad_bwd": "BadGradBwd"})
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    return jax.ffi.ffi_call("silu_badgrad_fwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                            vmap_method="broadcast_all")(x)
+
+
+silu_ffi.defvjp(
+    lambda x: (silu_ffi(x), x),
+    lambda x, g: (jax.ffi.ffi_call("silu_badgrad_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                   vmap_method="broadcast_all")(x, g),))
