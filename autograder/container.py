@@ -56,8 +56,11 @@ def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = Fal
                            _logs(container))
         results = _results(container)
         if results is None:
-            return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
-                           time.monotonic() - t0, _logs(container))
+            log = _logs(container)
+            died = "DeadKernelError" in log or "Kernel died" in log
+            status = ("the notebook's kernel died (a crash in compiled code, os.abort or a fatal signal)"
+                      if died else f"the autograder produced no results (exit code {container.state.exit_code})")
+            return Outcome(None, status, time.monotonic() - t0, log)
         log = _logs(container)
         peak = [l.split("=", 1)[1] for l in log.splitlines() if l.startswith("PEAK_BYTES=")]
         return Outcome(results, "Completed", time.monotonic() - t0, log,

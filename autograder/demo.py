@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
                                limits=container.Limits(timeout_s=300), base_image="jax-interop-grader:latest")
         table += [(name, r.file, expected.get(r.file, "?"), f"{sum(r.scores.values()):g}", r.status) for r in rows]
         reports.append(base / "report.html")
-    print(f"\n{'assignment':22s} {'submission':12s} {'expected':34s} {'score':>5s}  status")
+    print(f"\n{'assignment':22s} {'submission':14s} {'expected':36s} {'score':>5s}  status")
     for row in table:
-        print(f"{row[0]:22s} {row[1]:12s} {row[2]:34s} {row[3]:>5s}  {row[4]}")
+        print(f"{row[0]:22s} {row[1]:14s} {row[2]:36s} {row[3]:>5s}  {row[4]}")
     print("\nreports:\n" + "\n".join(f"  {p}" for p in reports))
     print(f"demo: {len(table)} submissions graded in {time.perf_counter() - t0:.0f} s")
     return 0

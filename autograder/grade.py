@@ -13,6 +13,7 @@ Writes dist/grades/<name>/final_grades.csv and report.html.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -29,22 +30,28 @@ def grading_image(assignment: str, base_image: str) -> str:
     environment in place and takes seconds); Docker's cache makes a rebuild free."""
     from otter.grade.containers import build_image
     from otter.run.run_autograder.autograder_config import AutograderConfig
-    # buildx writes its progress straight to fd 1: keep it out of the progress lines, and
-    # show it only when the build fails.
-    with tempfile.TemporaryFile("w+") as log:
-        sys.stdout.flush()
-        saved = os.dup(1)
+    # The build's progress (printed by python-on-whales, written by buildx to fds 1 and 2)
+    # would bury the progress lines: capture it, and show it only when the build fails.
+    with tempfile.TemporaryFile("w+") as log, contextlib.redirect_stdout(log):
+        sys.__stdout__.flush()
+        sys.__stderr__.flush()
+        saved = [os.dup(1), os.dup(2)]
         os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        failed = True
         try:
-            return build_image(str(assignments.autograder_zip(assignment)), base_image, assignment,
-                               AutograderConfig())
-        except Exception:
-            log.seek(0)
-            sys.stderr.write(log.read()[-5000:])
-            raise
+            image = build_image(str(assignments.autograder_zip(assignment)), base_image, assignment,
+                                AutograderConfig())
+            failed = False
+            return image
         finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            if failed:
+                log.seek(0)
+                sys.__stderr__.write(log.read()[-5000:])
 
 
 def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,
