@@ -43,7 +43,7 @@ dist/$(1)/.built: assignments/$(1)/$(1).ipynb $$(PROJECT_SRC) | image
 endef
 $(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
 
-validate: assign  ## grade every answer in solutions/ and compare with its stated score and messages
+validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.validate $(ASSIGNMENTS)
 
 bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throughput (prints figures)

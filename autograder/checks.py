@@ -1,7 +1,9 @@
 """Assertion helpers for hidden and public tests.
 
 Every failure is an AssertionError whose text is one sentence for the student: what is
-wrong and what to look at. The tests pass in the concept ("the transpose rule", "the
+wrong and what to look at. The helpers judge plain data (what `probe.Ask.run` returns):
+they run in the grader's process and never touch a student object, except `bind`, which
+the tests' expressions call where the student's code runs. The tests pass in the concept ("the transpose rule", "the
 backward pass"); the helpers add what was observed. No helper quotes test code.
 """
 from __future__ import annotations
@@ -10,9 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from jax.extend.core import Primitive
-
-from autograder import inspection
 
 
 def fail(message: str):
@@ -24,7 +23,8 @@ def expect(condition: bool, message: str) -> None:
         fail(message)
 
 
-def _first_line(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """'TypeError: the first line of its message' (at most 200 characters)."""
     lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
@@ -39,21 +39,14 @@ def run_case(case: Callable[[], None], *, concept: str) -> None:
     except AssertionError:
         raise
     except Exception as exc:  # student code may raise anything
-        fail(f"{concept} could not be checked: your code raised {_first_line(exc)}.")
-
-
-def expect_runs(fn: Callable, *args, what: str, hint: str, **kwargs) -> Any:
-    """Call fn(*args); any exception, an AssertionError from check_grads or from student
-    code included, becomes '<what> raised <error>; <hint>'."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception as exc:  # student code may raise anything
-        fail(f"{what} raised {_first_line(exc)}; {hint}")
+        fail(f"{concept} could not be checked: your code raised {describe(exc)}.")
 
 
 def bind(primitive, *args, **params):
     """`primitive.bind(*args, **params)` through the Primitive class, so that neither a
-    stand-in object nor a `bind` attribute patched onto the instance is ever called."""
+    stand-in object nor a `bind` attribute patched onto the instance is ever called.
+    For the tests' expressions (it runs where the student's code runs)."""
+    from jax.extend.core import Primitive
     expect(isinstance(primitive, Primitive) and "bind" not in vars(primitive),
            f"{getattr(primitive, 'name', primitive)!s} is not an untouched jax.extend.core.Primitive; "
            "create it with Primitive(name) and do not override its bind.")
@@ -83,35 +76,21 @@ def expect_dtype(value, dtype, *, what: str, hint: str = "") -> None:
         fail(f"{what} has dtype {got}, expected {np.dtype(dtype)}" + (f"; {hint}" if hint else ""))
 
 
-def expect_rules(primitive, *, name: str, rules=("JVP rule", "transpose rule", "batching rule"),
+def expect_rules(have: dict[str, bool], *, name: str,
+                 rules=("JVP rule", "transpose rule", "batching rule"),
                  where: dict[str, str] | None = None) -> None:
-    """Each rule in `rules` is registered on `primitive` itself."""
+    """Each rule in `rules` is registered (`have` is facts.rules(primitive))."""
     where = where or {"JVP rule": "ad.primitive_jvps", "transpose rule": "ad.primitive_transposes",
                       "batching rule": "batching.primitive_batchers"}
-    have = inspection.registered_rules(primitive)
-    missing = [r for r in rules if not have[r]]
+    missing = [r for r in rules if not have.get(r)]
     if missing:
         fail(f"{name} has no {' and no '.join(missing)} registered; register "
              f"{' and '.join(f'the {r} in {where[r]}[{name}]' for r in missing)}.")
 
 
-def expect_eqns(jaxpr, primitive, *, message: str, at_least: int = 1) -> list:
-    """At least `at_least` equations of `primitive` anywhere in `jaxpr` (nested included)."""
-    eqns = inspection.find_eqns(jaxpr, primitive)
-    expect(len(eqns) >= at_least, message)
-    return eqns
-
-
-def expect_no_eqns(jaxpr, primitive, *, message: str) -> None:
-    expect(not inspection.find_eqns(jaxpr, primitive), message)
-
-
-def expect_ffi_calls(lowered, *, message: str, at_least: int = 1) -> list:
-    """At least `at_least` custom_calls of registered FFI handlers in the lowering."""
-    calls = inspection.ffi_custom_calls(lowered)
-    expect(len(calls) >= at_least, message)
-    return calls
-
-
-def expect_isinstance(value, cls, *, message: str) -> None:
-    expect(isinstance(value, cls), message)
+def expect_ffi_calls(calls: list[dict], *, message: str, at_least: int = 1) -> list[dict]:
+    """At least `at_least` custom_calls of registered FFI handlers among `calls`
+    (facts.custom_calls(...)); returns those."""
+    ffi = [c for c in calls if c.get("kind") == "ffi"]
+    expect(len(ffi) >= at_least, message)
+    return ffi

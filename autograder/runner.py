@@ -1,0 +1,136 @@
+"""The trusted grading process: what run_autograder starts, as root, on Gradescope, under
+`otter grade` and under `make grade`.
+
+    python -I -m autograder.runner [AUTOGRADER_DIR [USER]]   (default /autograder student)
+
+1. Lock /autograder (source with the hidden tests, submission, results) to root.
+2. Take the one notebook out of /autograder/submission (a zip from grader.export() is
+   unpacked safely: autograder.submissions); check it is this assignment's.
+3. Start the witness (autograder.sandbox): the notebook runs as `student` with limits.
+4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
+   to the witness, only data comes back, the verdict is reached in this process.
+5. Kill every student process, then write Otter's results.json and results.pkl (both
+   from this process only: the pickle that `otter grade` loads holds no student object).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import pwd
+import secrets
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from otter.run.run_autograder.autograder_config import AutograderConfig
+from otter.test_files import ExceptionTestFile, GradingResults
+
+from autograder import submissions
+from autograder.probe import Remote, Unanswered
+from autograder.sandbox import Witness, kill_user
+
+
+
+def lock_down(root: Path) -> None:
+    """Only root may enter /autograder while student code runs."""
+    os.chmod(root, 0o700)
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            os.chmod(child, 0o700)
+
+
+def find_notebook(submission: Path, assignment: str, work: Path) -> submissions.Submission:
+    files = sorted(p for p in submission.iterdir() if p.is_file() and not p.is_symlink()
+                   and p.suffix in (".ipynb", ".zip"))
+    notebooks = [p for p in files if p.suffix == ".ipynb"] or files
+    if len(notebooks) != 1:
+        return submissions.Submission("", None, f"the submission holds {len(notebooks)} notebooks "
+                                               "(or zips from grader.export()), expected 1")
+    return submissions.check(notebooks[0], assignment, work)
+
+
+def student_copy(notebook: Path, work: Path, user: str) -> Path:
+    """A folder owned by the student holding only the notebook."""
+    account = pwd.getpwnam(user)
+    home = work / "student"
+    (home / "tmp").mkdir(parents=True)
+    target = home / notebook.name
+    shutil.copyfile(notebook, target)
+    for path in (home, home / "tmp", target):
+        os.chown(path, account.pw_uid, account.pw_gid)
+    os.chmod(home, 0o700)
+    return target
+
+
+def _unanswerable(reason: str):
+    def answer(expr, inputs):
+        raise Unanswered(reason)
+    return answer
+
+
+def grade(root: Path, user: str = "student") -> GradingResults:
+    source = root / "source"
+    config = json.loads((source / "otter_config.json").read_text())
+    lock_down(root)
+    tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
+    work = Path(tempfile.mkdtemp(prefix="grading-"))
+    os.chmod(work, 0o711)   # the student may pass through to its own folder, not list it
+    notes: list[str] = []
+    witness = None
+    try:
+        found = find_notebook(root / "submission", config.get("assignment_name", ""), work)
+        if found.problem:
+            notes.append(f"Your submission could not be graded: {found.problem}.")
+            answer = _unanswerable(f"the submission could not be graded ({found.problem})")
+        else:
+            witness = Witness(student_copy(found.notebook, work, user), work / "student", user)
+            answer = witness.answer
+        env = Remote(answer, seed=secrets.randbits(32))
+        for test_file in tests:
+            test_file.run(env)
+    finally:
+        if witness is not None:
+            witness.close()
+            notes += witness.notes()
+            _log_output(witness)
+        kill_user(user)
+        shutil.rmtree(work, ignore_errors=True)
+    results = GradingResults(tests)
+    if notes:
+        results.set_output("\n".join(notes))
+    return results
+
+
+def _log_output(witness: Witness) -> None:
+    """The notebook's output, for the instructor's log only (never the student's results)."""
+    text = witness.log.decode(errors="replace")
+    print(f"--- notebook output ({len(witness.log)} bytes kept, {witness.dropped} dropped) ---")
+    print(text[-20000:])
+    print("--- end of notebook output ---")
+
+
+def write_results(results: GradingResults, root: Path) -> dict:
+    config = json.loads((root / "source" / "otter_config.json").read_text())
+    output = results.to_gradescope_dict(AutograderConfig(config))
+    out = root / "results"
+    out.mkdir(exist_ok=True)
+    (out / "results.json").write_text(json.dumps(output, indent=2))
+    with open(out / "results.pkl", "wb") as f:
+        pickle.dump(results, f)
+    return output
+
+
+def main(root: str = "/autograder", user: str = "student") -> None:
+    path = Path(root)
+    results = grade(path, user)
+    output = write_results(results, path)
+    print(f"score: {results.total} / {results.possible}")
+    if "output" in output:
+        print(output["output"])
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,239 @@
+"""The grader's handle on the witness: the student's notebook running as an unprivileged
+user with resource limits, answering questions over a pair of pipes.
+
+- Started with setpriv (uid/gid of `student`, no groups, no new privileges) and prlimit
+  (address space, processes, file size, open files, CPU time, no core dumps), a clean
+  environment, and a work folder holding only the notebook.
+- Its output (the notebook's prints, compiler messages) is drained by a thread and kept
+  up to OUTPUT_BYTES for the instructor's log; the rest is counted and dropped.
+- A cell that crashes or hangs the process is skipped on the next start; a question
+  that crashes or hangs it fails with the reason (`Unanswered`) and the next question
+  gets a fresh process. Every process of the student's uid is killed on `close()`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder import wire
+from autograder.probe import Unanswered
+
+
+@dataclass(frozen=True)
+class Limits:
+    notebook_s: float = 240.0     # the whole notebook, per start
+    question_s: float = 90.0      # one question
+    starts: int = 6               # notebook (re)starts per grading
+    address_space: int = 6 << 30  # RLIMIT_AS: XLA reserves a lot of address space up front
+    processes: int = 256          # RLIMIT_NPROC for the student's uid (threads count)
+    file_size: int = 64 << 20     # RLIMIT_FSIZE
+    open_files: int = 1024
+    cpu_s: int = 900
+
+
+OUTPUT_BYTES = 256 * 1024
+
+
+def signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+_MEANING = {"SIGSEGV": "a segmentation fault", "SIGABRT": "an abort", "SIGBUS": "a bus error",
+            "SIGFPE": "an arithmetic error", "SIGILL": "an illegal instruction",
+            "SIGKILL": "killed: out of memory or a resource limit", "SIGXCPU": "CPU time limit",
+            "SIGXFSZ": "file size limit"}
+
+
+def death(returncode: int) -> str:
+    """How the process ended, in words."""
+    if returncode < 0:
+        name = signal_name(returncode)
+        return f"crashed with {name}" + (f" ({_MEANING[name]})" if name in _MEANING else "")
+    return f"ended the Python process (exit code {returncode}: sys.exit, os._exit or a fatal error)"
+
+
+@dataclass
+class Witness:
+    notebook: Path
+    work: Path
+    user: str = "student"
+    limits: Limits = field(default_factory=Limits)
+    skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
+    errors: list = field(default_factory=list)           # [cell, exception name] of the last start
+    log: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    starts: int = 0
+    proc: subprocess.Popen | None = None
+
+    # ------------------------------------------------------------ process ---
+    def _spawn(self) -> None:
+        req_r, self._req_w = os.pipe()
+        self._rep_r, rep_w = os.pipe()
+        account = pwd.getpwnam(self.user)
+        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+               "HOME": str(self.work), "TMPDIR": str(self.work / "tmp"), "LANG": "C.UTF-8",
+               "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "1",
+               "JAX_INTEROP_KERNEL_CACHE": str(self.work / ".cache" / "kernels"),
+               "JAX_INTEROP_PREBUILT_KERNELS": os.environ.get(
+                   "JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels")}
+        lim = self.limits
+        cmd = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
+               "--clear-groups", "--no-new-privs", "--inh-caps=-all",
+               "prlimit", f"--as={lim.address_space}", f"--nproc={lim.processes}",
+               f"--fsize={lim.file_size}", f"--nofile={lim.open_files}", f"--cpu={lim.cpu_s}",
+               "--core=0", "--",
+               sys.executable, "-I", "-m", "autograder.witness", str(self.notebook),
+               str(req_r), str(rep_w), ",".join(map(str, sorted(self.skip)))]
+        self.proc = subprocess.Popen(cmd, cwd=self.work, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     pass_fds=(req_r, rep_w), start_new_session=True)
+        os.close(req_r)
+        os.close(rep_w)
+        self.starts += 1
+        threading.Thread(target=self._drain, args=(self.proc.stdout,), daemon=True).start()
+
+    def _drain(self, stream) -> None:
+        while chunk := stream.read1(65536):
+            room = OUTPUT_BYTES - len(self.log)
+            self.log += chunk[:max(room, 0)]
+            self.dropped += max(len(chunk) - max(room, 0), 0)
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        data = b""
+        while len(data) < n:
+            ready, _, _ = select.select([self._rep_r], [], [], max(deadline - time.monotonic(), 0))
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self._rep_r, n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def _receive(self, deadline: float) -> dict:
+        (size,) = struct.unpack(">Q", self._read(8, deadline))
+        if size > wire.MAX_MESSAGE_BYTES:
+            raise wire.WireError(f"a reply of {size} bytes exceeds the limit")
+        message = json.loads(self._read(size, deadline))
+        if not isinstance(message, dict):
+            raise wire.WireError("a reply must be a JSON object")
+        return message
+
+    def _stop(self) -> int:
+        """Kill the witness and everything else the student's uid runs; its exit status."""
+        if self.proc is None:
+            return 0
+        try:
+            self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+        kill_user(self.user)
+        code = self.proc.wait()
+        for fd in (self._req_w, self._rep_r):
+            os.close(fd)
+        self.proc = None
+        return code
+
+    # ----------------------------------------------------------- notebook ---
+    def _start(self) -> None:
+        """Run the notebook until it is ready, skipping cells that crash or hang it."""
+        while self.proc is None and self.starts < self.limits.starts:
+            self._spawn()
+            deadline, cell = time.monotonic() + self.limits.notebook_s, None
+            try:
+                while True:
+                    message = self._receive(deadline)
+                    if "cell" in message:
+                        cell = int(message["cell"])
+                    elif "ready" in message:
+                        self.errors = list(message["ready"].get("errors", []))[:100]
+                        return
+            except TimeoutError:
+                self._stop()
+                reason = f"did not finish within {self.limits.notebook_s:.0f} s"
+            except (EOFError, wire.WireError, ValueError):
+                reason = death(self._stop())
+            if cell is None:        # died before the first cell: nothing to skip
+                self.skip[-1] = reason
+                break
+            self.skip[cell] = reason
+        if self.proc is None:
+            raise Unanswered("could not run the notebook")
+
+    def notes(self) -> list[str]:
+        """What the student should know about how the notebook ran."""
+        notes = [f"Cell {i + 1} of your notebook {why}; it was skipped and the rest of the "
+                 "notebook was run again without it." for i, why in sorted(self.skip.items()) if i >= 0]
+        if -1 in self.skip:
+            notes.append(f"Your notebook's process {self.skip[-1]} before running any cell.")
+        return notes
+
+    # ---------------------------------------------------------- questions ---
+    def answer(self, expr: str, inputs: dict) -> dict:
+        """The witness's reply to one question ({"ok": data} or {"error": text}); raises
+        Unanswered (and drops the process) when it crashes, hangs or breaks the protocol."""
+        self._start()
+        deadline = time.monotonic() + self.limits.question_s
+        body = json.dumps({"op": "eval", "expr": expr, "inputs": inputs}).encode()
+        try:
+            self._write(struct.pack(">Q", len(body)) + body, deadline)
+            reply = self._receive(deadline)
+            if not ("ok" in reply or isinstance(reply.get("error"), str)):
+                raise wire.WireError("a reply holds neither a value nor an error")
+            return reply
+        except TimeoutError:
+            self._stop()
+            raise Unanswered(f"did not answer within {self.limits.question_s:.0f} s") from None
+        except (EOFError, BrokenPipeError, wire.WireError, ValueError):
+            raise Unanswered(death(self._stop())) from None
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        os.set_blocking(self._req_w, False)
+        while data:
+            _, ready, _ = select.select([], [self._req_w], [], max(deadline - time.monotonic(), 0))
+            if not ready:
+                raise TimeoutError
+            data = data[os.write(self._req_w, data):]
+
+    def close(self) -> None:
+        self._stop()
+        kill_user(self.user)
+
+
+def kill_user(user: str) -> None:
+    """SIGKILL every process of `user` until none is left (a fork storm included)."""
+    uid = pwd.getpwnam(user).pw_uid
+    for _ in range(100):
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) == uid]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)
+
+
+def _uid_of(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,91 @@
+"""Plain data between the grader and the student's process.
+
+Messages are length-prefixed JSON. Arrays travel as .npy bytes read back with
+`allow_pickle=False`; records (dataclasses, dicts) as dicts. Decoding can only build
+dict, list, str, int, float, bool, None and numeric np.ndarray: nothing the student's
+process sends is ever unpickled or imported by the grading side.
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+import json
+import struct
+from typing import Any, BinaryIO
+
+import numpy as np
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024   # a reply larger than this is refused
+
+
+class WireError(Exception):
+    """The other side sent something that is not a message (or closed the pipe)."""
+
+
+def encode(value: Any) -> Any:
+    """A JSON-able form of `value`; unknown objects become a description of their type."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)) and type(value) in (int, float):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)) or type(value).__name__ == "ArrayImpl":
+        arr = np.asarray(value)
+        if arr.dtype.hasobject:
+            return {"$object": "ndarray of Python objects"}
+        buf = io.BytesIO()
+        np.save(buf, arr, allow_pickle=False)
+        return {"$npy": base64.b64encode(buf.getvalue()).decode("ascii")}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"$dict": {str(k): encode(v) for k, v in value.items()}}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return encode({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+    return {"$object": f"{type(value).__module__}.{type(value).__qualname__}"}
+
+
+def decode(data: Any) -> Any:
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if isinstance(data, dict):
+        if "$npy" in data:
+            arr = np.load(io.BytesIO(base64.b64decode(data["$npy"])), allow_pickle=False)
+            return arr
+        if "$dict" in data:
+            return {k: decode(v) for k, v in data["$dict"].items()}
+        if "$object" in data:
+            return Opaque(str(data["$object"]))
+        raise WireError(f"unknown record {sorted(data)[:3]}")
+    return data
+
+
+@dataclasses.dataclass(frozen=True)
+class Opaque:
+    """An object that is not data (a function, a tracer, ...): only its type name travels."""
+    type_name: str
+
+
+def send(stream: BinaryIO, message: dict) -> None:
+    body = json.dumps(message).encode()
+    stream.write(struct.pack(">Q", len(body)) + body)
+    stream.flush()
+
+
+def receive(stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> dict:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise WireError("the pipe closed")
+    (size,) = struct.unpack(">Q", head)
+    if size > limit:
+        raise WireError(f"a message of {size} bytes exceeds the {limit}-byte limit")
+    body = stream.read(size)
+    if len(body) < size:
+        raise WireError("the pipe closed mid-message")
+    try:
+        message = json.loads(body)
+    except ValueError as exc:
+        raise WireError(f"not JSON ({exc})") from None
+    if not isinstance(message, dict):
+        raise WireError("a message must be a JSON object")
+    return message

@@ -1,0 +1,80 @@
+"""The student's side of grading: execute the notebook, then answer the grader's questions.
+
+    python -I -m autograder.witness NOTEBOOK REQUEST_FD REPLY_FD [SKIP_CELLS]
+
+Started by autograder.runner as the unprivileged `student` user with resource limits, in
+a work folder holding only the notebook. It never sees a test: it receives expressions
+with their inputs (autograder.probe) and sends back plain data (autograder.wire).
+Messages it sends: {"cell": i} before each code cell, {"ready": {"errors": [...]}}
+after the notebook, then one reply per question.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import nbformat
+
+
+def gradable_cells(nb) -> list[tuple[int, str]]:
+    """(index, source) of the code cells to run: Otter's own cells (init, grader.check,
+    grader.export) are not part of the work and are skipped."""
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        lines = [l.strip() for l in cell.source.splitlines()] if cell.cell_type == "code" else []
+        if lines and not any(l.startswith(("import otter", "grader.", "grader =")) for l in lines):
+            cells.append((index, cell.source))
+    return cells
+
+
+def _prepare():
+    """Import what questions use, before any student code, and snapshot it."""
+    with open("/proc/self/oom_score_adj", "w") as f:  # the OOM killer takes us first
+        f.write("1000")
+    import jax
+    import jax.numpy  # noqa: F401
+    import jax.test_util  # noqa: F401
+    import scipy.special  # noqa: F401
+
+    from autograder import facts, probe  # noqa: F401
+    from autograder.guard import ModuleGuard
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    jax.numpy.zeros(1).block_until_ready()  # start the CPU backend outside the notebook's time
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    return shell, ModuleGuard()
+
+
+def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
+    from autograder import probe, wire
+
+    requests = os.fdopen(int(request_fd), "rb")
+    replies = os.fdopen(int(reply_fd), "wb")
+    shell, guard = _prepare()
+    skipped = {int(i) for i in skip.split(",") if i}
+    errors = []
+    for index, source in gradable_cells(nbformat.read(notebook, as_version=4)):
+        if index in skipped:
+            continue
+        wire.send(replies, {"cell": index})
+        result = shell.run_cell(source, store_history=False)
+        if not result.success:
+            exc = result.error_in_exec or result.error_before_exec
+            errors.append([index, type(exc).__name__ if exc else "error"])
+    sys.stdout.flush()
+    wire.send(replies, {"ready": {"errors": errors}})
+    while True:
+        message = wire.receive(requests)
+        if message.get("op") != "eval":
+            break
+        guard.restore()
+        reply = probe.evaluate(shell.user_ns, message["expr"], message.get("inputs", {}))
+        sys.stdout.flush()
+        wire.send(replies, reply)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
