@@ -11,6 +11,12 @@ what grading must give it.
 
 `score` is the exact total the answer must get; every string under `messages` must
 appear in its feedback. A full-score answer lists no messages.
+
+solutions/adversarial/ holds attacks on the grader, in the same form plus:
+`assignment` (whose notebook the attack is), `absent` (strings that must not appear
+anywhere in the results), `markers` (files that must not exist after grading) and
+`submit: zip_with_otter_log` (submitted as a grader.export() zip holding a crafted
+.OTTER_LOG); see autograder/validate.py.
 """
 from __future__ import annotations
 
@@ -35,6 +41,9 @@ class Answer:
     title: str
     score: float
     messages: tuple[str, ...] = field(default=())
+    absent: tuple[str, ...] = field(default=())
+    markers: tuple[str, ...] = field(default=())
+    submit: str = "notebook"
 
     @property
     def code(self) -> str:
@@ -52,10 +61,13 @@ def parse(assignment: str, path: Path) -> Answer:
     messages = tuple(meta.get("messages") or ())
     if not all(isinstance(m, str) for m in messages):
         raise ValueError(f"{path}: every entry under 'messages' must be a string (quote one with ': ')")
-    return Answer(assignment, path.stem, path, " ".join(title.split()), float(meta["score"]), messages)
+    return Answer(meta.get("assignment", assignment), path.stem, path, " ".join(title.split()),
+                  float(meta["score"]), messages, tuple(meta.get("absent") or ()),
+                  tuple(meta.get("markers") or ()), meta.get("submit", "notebook"))
 
 
 def answers(assignment: str) -> list[Answer]:
+    """The catalogue of one assignment, or of the attacks (assignment "adversarial")."""
     return [parse(assignment, p) for p in sorted(assignments.solutions(assignment).glob("*.py"))]
 
 

@@ -69,10 +69,15 @@ def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = Fal
         container.remove(force=True)
 
 
+MAX_RESULTS_BYTES = 5 * 1024 * 1024
+
+
 def _results(container) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             docker.container.copy((container, "/autograder/results/results.json"), Path(tmp) / "r.json")
+            if (Path(tmp) / "r.json").stat().st_size > MAX_RESULTS_BYTES:
+                return None
             return json.loads((Path(tmp) / "r.json").read_text())
         except (DockerException, OSError, ValueError):
             return None

@@ -77,3 +77,144 @@ def host_calls(fn: Callable, example, inputs: list) -> dict:
             from autograder.checks import describe
             report["calls"].append({"error": describe(exc), "printed": printed.getvalue()[:2000]})
     return report
+
+
+# ---- gammaln_callback ----
+
+def callback_outputs(fn: Callable, example) -> list[dict]:
+    """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
+    order, as {"primitive": "pure_callback"|"io_callback", "operand_shapes", and, when every
+    operand is shaped like `example`, the host function called directly on NumPy copies of
+    `example`: "outputs" (its outputs as arrays) or "error"}."""
+    jaxpr = inspection.make_jaxpr(fn, example)
+    example = np.asarray(example)
+    report = []
+    for eqn in inspection.iter_eqns(jaxpr):
+        if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
+            continue
+        shapes = [tuple(v.aval.shape) for v in eqn.invars]
+        entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
+                 "operand_shapes": [list(s) for s in shapes]}
+        if all(s == example.shape for s in shapes):
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    outs = inspection.callback_function(eqn)(*[example.copy() for _ in shapes])
+                entry["outputs"] = [np.asarray(o) for o in outs]
+            except Exception as exc:  # student code may raise anything
+                from autograder.checks import describe
+                entry["error"] = describe(exc)
+        report.append(entry)
+    return report
+
+
+# ---- pure_callback_doubler ----
+
+def call_result(value) -> dict:
+    """What a call returned: {"type": its class name, "jax_array": whether it is a jax.Array,
+    "shape": its shape as a list (None without one), "value": the array if it is a jax or
+    NumPy array, else None}."""
+    import jax
+    shape = getattr(value, "shape", None)
+    return {"type": type(value).__name__, "jax_array": isinstance(value, jax.Array),
+            "shape": list(shape) if isinstance(shape, tuple) else None,
+            "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
+
+
+def _one_host_function(fn: Callable, example):
+    """(how many callback equations, the host function of the one callback or None), found
+    as host_calls finds it."""
+    jaxpr = inspection.make_jaxpr(fn, example)
+    eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
+            or inspection.find_eqns(jaxpr, inspection.io_callback_p))
+    return len(eqns), (inspection.callback_function(eqns[0]) if len(eqns) == 1 else None)
+
+
+def host_outputs(fn: Callable, example, inputs: list) -> dict:
+    """As host_calls, but each call reports every output and what it wrote to stdout and to
+    stderr: {"callbacks": how many callback equations, "calls": [{"values": [arrays],
+    "stdout", "stderr"} or {"error", "stdout", "stderr"}]}."""
+    from autograder.checks import describe
+    count, host = _one_host_function(fn, example)
+    report = {"callbacks": count, "calls": []}
+    if host is None:
+        return report
+    for arg in inputs:
+        out, err, call = io.StringIO(), io.StringIO(), {}
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                call["values"] = [np.asarray(o) for o in host(arg)]
+        except Exception as exc:  # student code may raise anything
+            call["error"] = describe(exc)
+        call.update(stdout=out.getvalue()[:2000], stderr=err.getvalue()[:2000])
+        report["calls"].append(call)
+    return report
+
+
+def _globals_snapshot(namespace: dict) -> dict:
+    import copy
+    state = {}
+    for name, value in list(namespace.items()):
+        if isinstance(value, (list, dict, set, bytearray)):
+            try:
+                state[name] = (type(value), len(value), copy.copy(value))
+            except Exception:  # a container of the student's that cannot be copied
+                state[name] = (type(value), len(value), None)
+        elif isinstance(value, np.ndarray):
+            state[name] = (type(value), value.shape, value.copy())
+        elif isinstance(value, (int, float, str, bytes, bool, complex, type(None))):
+            state[name] = (type(value), value, None)
+        else:
+            state[name] = (type(value), id(value), None)
+    return state
+
+
+def _same_global(old: tuple, new: tuple) -> bool:
+    try:
+        if old[:2] != new[:2]:
+            return False
+        if isinstance(old[2], np.ndarray):
+            return np.array_equal(old[2], new[2])
+        return old[2] is None or bool(old[2] == new[2])
+    except Exception:  # a comparison the student's values do not support
+        return True
+
+
+def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> dict:
+    """Find the one callback of make_jaxpr(fn)(example) (as host_calls does); snapshot
+    `namespace` (the notebook's globals: pass __notebook__) and the working folder's listing;
+    call the host function on each input, then fn and jax.jit(fn) on each input as a jax
+    array, as JAX runs the callback (their failures are ignored here: only their effects
+    are observed); snapshot again. Returns {"callbacks", "errors": [None or "Error: message"
+    per host call], "changed", "added", "removed": names of globals, "files_added",
+    "files_removed": names in the working folder}."""
+    import os
+
+    import jax
+    import jax.numpy as jnp
+
+    from autograder.checks import describe
+    count, host = _one_host_function(fn, example)
+    report = {"callbacks": count, "errors": [], "changed": [], "added": [], "removed": [],
+              "files_added": [], "files_removed": []}
+    if host is None:
+        return report
+    before, files_before = _globals_snapshot(namespace), set(os.listdir("."))
+    for arg in inputs:
+        try:
+            host(arg)
+            report["errors"].append(None)
+        except Exception as exc:  # student code may raise anything
+            report["errors"].append(describe(exc))
+    for run in (fn, jax.jit(fn)):
+        for arg in inputs:
+            try:
+                jax.block_until_ready(run(jnp.asarray(arg)))
+                jax.effects_barrier()
+            except Exception:  # failures of these calls are the other tests' business
+                pass
+    after, files_after = _globals_snapshot(namespace), set(os.listdir("."))
+    report.update(
+        changed=sorted(n for n in before if n in after and not _same_global(before[n], after[n])),
+        added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
+        files_added=sorted(files_after - files_before), files_removed=sorted(files_before - files_after))
+    return report

@@ -37,7 +37,8 @@ class numpy:  # noqa: N801  (reads as a marker: probe.numpy(x))
 
 
 class Unanswered(Exception):
-    """The witness could not answer: it crashed, timed out or broke the protocol."""
+    """The witness could not answer: it crashed, timed out or broke the protocol. The
+    message is a sentence for the student in which "{what}" names the question."""
 
 
 # ------------------------------------------------------------ grader side ----------
@@ -53,7 +54,7 @@ class Ask:
         try:
             reply = self._answer(expr, {k: _input(v) for k, v in inputs.items()})
         except Unanswered as exc:
-            checks.fail(f"{what} could not be computed: {exc}.")
+            checks.fail(str(exc).replace("{what}", what) + ".")
         if "error" in reply:
             checks.fail(f"{what} raised {reply['error']}" + (f"; {hint}" if hint else "."))
         return wire.decode(reply["ok"])

@@ -29,7 +29,7 @@ from otter.test_files import ExceptionTestFile, GradingResults
 
 from autograder import submissions
 from autograder.probe import Remote, Unanswered
-from autograder.sandbox import Witness, kill_user
+from autograder.sandbox import Witness, become_subreaper, kill_user
 
 
 
@@ -83,7 +83,8 @@ def grade(root: Path, user: str = "student") -> GradingResults:
         found = find_notebook(root / "submission", config.get("assignment_name", ""), work)
         if found.problem:
             notes.append(f"Your submission could not be graded: {found.problem}.")
-            answer = _unanswerable(f"the submission could not be graded ({found.problem})")
+            answer = _unanswerable("{what} was not computed: the submission could not be graded "
+                                   f"({found.problem})")
         else:
             witness = Witness(student_copy(found.notebook, work, user), work / "student", user)
             answer = witness.answer
@@ -123,6 +124,7 @@ def write_results(results: GradingResults, root: Path) -> dict:
 
 
 def main(root: str = "/autograder", user: str = "student") -> None:
+    become_subreaper()
     path = Path(root)
     results = grade(path, user)
     output = write_results(results, path)

@@ -4,13 +4,17 @@ root in the grading image: each answer goes through autograder.runner, as on Gra
 
     python -m autograder.validate [NAME ...] [--jobs N]
 
-Also grades each student notebook exactly as shipped, which must not earn full marks.
+Also grades each student notebook exactly as shipped, which must not earn full marks,
+and every attack in solutions/adversarial/ (score, messages, and what must not happen:
+strings in the results, marker files, surviving processes, a flooded log).
 Prints a table (answer, expected, got, verdict) and exits 1 on any mismatch.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import pickle
 import queue
 import shutil
 import subprocess
@@ -22,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import assignments, catalogue
+from autograder import assignments, catalogue, sandbox
 
 TIMEOUT_S = 600
 
@@ -38,33 +42,74 @@ class Row:
     seconds: float
 
 
-def grade(notebook: Path, assignment: str, root: Path, user: str) -> tuple[float, float, str]:
-    """(score, max score, feedback text) from the trusted runner on one notebook, in an
-    /autograder-like folder `root` holding the autograder zip's files (as on Gradescope)."""
+# Attacks wait less: an endless loop would otherwise hold a job for the full 480 s.
+ATTACK_LIMITS = "total_s=400,notebook_s=60,question_s=40"
+MAX_LOG_BYTES = 1 << 20
+
+
+@dataclass
+class Graded:
+    score: float
+    possible: float
+    feedback: str       # every test's output, as the student sees it
+    results: str        # results.json, whole
+    log_bytes: int      # how much the runner printed (the instructor's log)
+
+
+def grade(submission: Path, assignment: str, root: Path, user: str, limits: str = "") -> Graded:
+    """Grade one submission with the trusted runner, in an /autograder-like folder `root`
+    holding the autograder zip's files (as on Gradescope)."""
     with zipfile.ZipFile(assignments.autograder_zip(assignment)) as z:
         z.extractall(root / "source")
     (root / "submission").mkdir()
-    shutil.copy(notebook, root / "submission" / notebook.name)
+    shutil.copy(submission, root / "submission" / submission.name)
+    # A canary secret in the runner's environment: solutions/adversarial/env_secrets.py hunts it.
+    env = {**os.environ, "AUTOGRADER_LIMITS": limits, "GRADER_TOKEN": "canary-3b1f"}
     proc = subprocess.run([sys.executable, "-I", "-m", "autograder.runner", str(root), user],
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
+                          capture_output=True, timeout=TIMEOUT_S, env=env)
     results = root / "results" / "results.json"
     if proc.returncode != 0 or not results.exists():
-        raise RuntimeError(f"the runner failed ({proc.returncode}): {proc.stdout[-1500:]}{proc.stderr[-2000:]}")
-    data = json.loads(results.read_text())
+        raise RuntimeError(f"the runner failed ({proc.returncode}): "
+                           f"{proc.stdout[-1500:].decode(errors='replace')}{proc.stderr[-2000:].decode(errors='replace')}")
+    text = results.read_text()
+    data = json.loads(text)
     scored = [t for t in data["tests"] if "score" in t]
-    feedback = "\n".join(t.get("output", "") for t in data["tests"])
-    return (sum(t["score"] for t in scored), sum(t["max_score"] for t in scored), feedback)
+    feedback = "\n".join([data.get("output", "")] + [t.get("output", "") for t in data["tests"]])
+    return Graded(sum(t["score"] for t in scored), sum(t["max_score"] for t in scored), feedback,
+                  text, len(proc.stdout) + len(proc.stderr))
+
+
+def _submission(answer: catalogue.Answer | None, assignment: str, folder: Path) -> Path:
+    notebook = catalogue.write_submission(assignment, answer.code if answer else None,
+                                          folder / f"{assignment}.ipynb")
+    if answer is None or answer.submit == "notebook":
+        return notebook
+    # grader.export()'s zip, with a .OTTER_LOG that runs a command when unpickled
+    # (stock Otter loads it with dill); written here, never loaded.
+    payload = pickle.dumps(_Payload())
+    path = folder / f"{assignment}.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.write(notebook, notebook.name)
+        z.writestr(".OTTER_LOG", payload)
+    return path
+
+
+class _Payload:
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/pwned-$(id -u)",))
 
 
 def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: queue.Queue) -> Row:
     name = answer.name if answer else "(as shipped)"
-    nb_path = work / assignment / name / f"{assignment}.ipynb"
-    nb_path.parent.mkdir(parents=True)
-    catalogue.write_submission(assignment, answer.code if answer else None, nb_path)
+    folder = work / assignment / name
+    folder.mkdir(parents=True)
+    submission = _submission(answer, assignment, folder)
+    attack = answer is not None and answer.path.parent.name == "adversarial"
     t0 = time.perf_counter()
     user = users.get()   # one account per parallel grading: the runner kills all its processes
     try:
-        score, possible, feedback = grade(nb_path, assignment, nb_path.parent / "ag", user)
+        got = grade(submission, assignment, folder / "ag", user, ATTACK_LIMITS if attack else "")
+        survivors = sandbox.processes_of(user)
     except Exception as exc:  # a grading failure is a mismatch, reported in the table
         return Row(assignment, name, f"{answer.score:g}" if answer else "<max", "error", False,
                    str(exc)[:500], time.perf_counter() - t0)
@@ -72,14 +117,18 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
         users.put(user)
     seconds = time.perf_counter() - t0
     if answer is None:
-        return Row(assignment, name, f"<{possible:g}", f"{score:g}", score < possible,
-                   "" if score < possible else "the untouched notebook earns full marks", seconds)
-    missing = [m for m in answer.messages if m not in feedback]
-    ok = abs(score - answer.score) < 1e-6 and not missing
-    detail = ""
-    if not ok:
-        detail = (f"missing messages {missing}; " if missing else "") + "feedback:\n" + feedback
-    return Row(assignment, name, f"{answer.score:g}", f"{score:g}", ok, detail, seconds)
+        return Row(assignment, name, f"<{got.possible:g}", f"{got.score:g}", got.score < got.possible,
+                   "" if got.score < got.possible else "the untouched notebook earns full marks", seconds)
+    problems = [f"missing message {m!r}" for m in answer.messages if m not in got.feedback]
+    problems += [f"{s!r} appears in the results" for s in answer.absent if s in got.results]
+    problems += [f"{m} exists after grading" for m in answer.markers if Path(m).exists()]
+    if survivors:
+        problems.append(f"{len(survivors)} processes of {user} survived grading")
+    if got.log_bytes > MAX_LOG_BYTES:
+        problems.append(f"the runner printed {got.log_bytes} bytes")
+    ok = abs(got.score - answer.score) < 1e-6 and not problems
+    detail = "" if ok else "; ".join(problems) + "\nfeedback:\n" + got.feedback
+    return Row(assignment, name, f"{answer.score:g}", f"{got.score:g}", ok, detail, seconds)
 
 
 def grading_account(name: str) -> str:
@@ -92,10 +141,13 @@ def grading_account(name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=assignments.present())
+    parser.add_argument("names", nargs="*", default=[*assignments.present(), "adversarial"],
+                        help="assignments, and/or 'adversarial' for the attacks (default: all)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    jobs = [(a, n) for n in args.names for a in [None, *catalogue.answers(n)]]
+    jobs = [(a, n) for n in args.names if n != "adversarial" for a in [None, *catalogue.answers(n)]]
+    if "adversarial" in args.names:
+        jobs += [(a, a.assignment) for a in catalogue.answers("adversarial")]
     t0 = time.perf_counter()
     users: queue.Queue = queue.Queue()
     for i in range(args.jobs):

@@ -1,0 +1,78 @@
+"""A SiLU whose forward C++ kernel reads address 0: every test that runs the forward
+kernel fails with the crash in words, the tests that only trace and lower it pass, and
+each test after a crash gets a fresh process.
+
+assignment: silu_ffi
+score: 3
+messages:
+  - Your kernel crashed with SIGSEGV
+"""
+SILU_CC = r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+"""
+# BEGIN SOLUTION
+SILU_CC += r"""
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }   // exp(80) fits in float32
+
+static ffi::Error SiluImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  const int64_t n = x.element_count();
+  const float* xp = x.typed_data();
+  float* yp = y->typed_data();
+  volatile float* null = nullptr;
+  for (int64_t i = 0; i < n; ++i) yp[i] = xp[i] * Sigmoid(xp[i]) + null[i];   // reads address 0: SIGSEGV
+  return ffi::Error::Success();
+}
+
+// ct_x = ct_y * s * (1 + x * (1 - s)), s = sigmoid(x)
+static ffi::Error SiluBwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y,
+                              ffi::ResultBuffer<ffi::F32> ct_x) {
+  const int64_t n = x.element_count();
+  const float* xp = x.typed_data();
+  const float* gp = ct_y.typed_data();
+  float* op = ct_x->typed_data();
+  for (int64_t i = 0; i < n; ++i) {
+    float s = Sigmoid(xp[i]);
+    op[i] = gp[i] * s * (1.0f + xp[i] * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(Silu, SiluImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluBwd, SiluBwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+"""
+# END SOLUTION
+Path("silu.cc").write_text(SILU_CC)
+
+# BEGIN SOLUTION
+load_and_register("silu.cc", {"silu_segv": "Silu", "silu_segv_bwd": "SiluBwd"})
+# END SOLUTION
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    # BEGIN SOLUTION
+    return jax.ffi.ffi_call("silu_segv", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                            vmap_method="broadcast_all")(x)
+    # END SOLUTION
+
+
+def _silu_fwd(x):
+    # BEGIN SOLUTION
+    return silu_ffi(x), x                      # the residual is x itself
+    # END SOLUTION
+
+
+def _silu_bwd(x, ct):
+    # BEGIN SOLUTION
+    return (jax.ffi.ffi_call("silu_segv_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                             vmap_method="broadcast_all")(x, ct),)
+    # END SOLUTION
+
+
+silu_ffi.defvjp(_silu_fwd, _silu_bwd)
