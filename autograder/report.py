@@ -72,8 +72,9 @@ def row(file: str, results: dict | None, status: str, all_cases: list[Case], sec
     if results is None:
         return Row(file, status, {}, seconds=seconds)
     scores = {t["name"]: float(t["score"]) for t in results.get("tests", []) if "score" in t}
-    visible = "\n\n".join(f"{t['name']}:\n{t.get('output', '')}" for t in results.get("tests", [])
-                          if t.get("visibility") == "visible")
+    notes = [results["output"]] if results.get("output") else []   # the runner's notes
+    visible = "\n\n".join(notes + [f"{t['name']}:\n{t.get('output', '')}" for t in results.get("tests", [])
+                                   if t.get("visibility") == "visible"])
     return Row(file, status, scores, visible, passed_cases(results, all_cases), seconds)
 
 
