@@ -124,8 +124,10 @@ def evaluate(user_ns: dict, expr: str, inputs: dict) -> dict:
     """Evaluate `expr` among the notebook's globals, the tools and the inputs; return a
     reply message holding only data. Runs where the student's code runs."""
     try:
-        namespace = {**user_ns, **_tools(), **{k: _materialize(v) for k, v in inputs.items()}}
-        namespace["__notebook__"] = user_ns
+        import builtins  # the real ones: a notebook global named `isinstance` must not shadow them
+        namespace = {**user_ns, **{k: v for k, v in vars(builtins).items() if not k.startswith("_")},
+                     **_tools(), **{k: _materialize(v) for k, v in inputs.items()}}
+        namespace["__builtins__"], namespace["__notebook__"] = builtins, user_ns
         value = eval(compile(expr, "<question>", "eval"), namespace)  # noqa: S307
         return {"ok": wire.encode(value)}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from student code too

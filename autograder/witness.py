@@ -49,7 +49,7 @@ def _prepare():
 
 
 def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
-    from autograder import probe, wire
+    from autograder import checks, probe, wire
 
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
@@ -63,7 +63,7 @@ def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
         result = shell.run_cell(source, store_history=False)
         if not result.success:
             exc = result.error_in_exec or result.error_before_exec
-            errors.append([index, type(exc).__name__ if exc else "error"])
+            errors.append([index, checks.describe(exc) if exc else "an error"])
     sys.stdout.flush()
     wire.send(replies, {"ready": {"errors": errors}})
     while True:
