@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder import wire
+
 
 def fail(message: str):
     raise AssertionError(message)
@@ -56,8 +58,9 @@ def bind(primitive, *args, **params):
 def expect_close(actual, expected, *, what: str, hint: str = "",
                  rtol: float = 1e-5, atol: float = 1e-6) -> None:
     """Values, shape and finiteness of `actual` against a float64 reference."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
     tail = f"; {hint}" if hint else ""
+    _expect_data(actual, what, tail)
+    actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape:
         fail(f"{what} has shape {actual.shape}, expected {expected.shape}{tail}")
     if not np.all(np.isfinite(actual)) and np.all(np.isfinite(expected)):
@@ -70,7 +73,13 @@ def expect_close(actual, expected, *, what: str, hint: str = "",
              f"of {np.size(close)} entries (largest error {np.max(err):.3g}){tail}")
 
 
+def _expect_data(value, what: str, tail: str) -> None:
+    if isinstance(value, wire.Opaque):
+        fail(f"{what} returned a {value.type_name}, not an array{tail}")
+
+
 def expect_dtype(value, dtype, *, what: str, hint: str = "") -> None:
+    _expect_data(value, what, f"; {hint}" if hint else "")
     got = np.dtype(getattr(value, "dtype", type(value)))
     if got != np.dtype(dtype):
         fail(f"{what} has dtype {got}, expected {np.dtype(dtype)}" + (f"; {hint}" if hint else ""))
