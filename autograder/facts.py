@@ -73,7 +73,7 @@ def host_calls(fn: Callable, example, inputs: list) -> dict:
                 "outputs": len(outs), "printed": printed.getvalue()[:2000],
                 "type": f"{type(first).__module__}.{type(first).__name__}",
                 "value": np.asarray(first) if first is not None else None})
-        except Exception as exc:  # student code may raise anything
+        except BaseException as exc:  # student code may raise anything, SystemExit included
             from autograder.checks import describe
             report["calls"].append({"error": describe(exc), "printed": printed.getvalue()[:2000]})
     return report

@@ -1,14 +1,13 @@
 """Cheat: compiles its own kernel (eps fixed at 1e-5 inside, the attribute ignored) and
 registers it under the taken name rms_norm, hoping that custom_call @rms_norm runs the
-student's code. It never does: registrations made before the CPU backend starts are
-queued, and at start-up XLA rejects the duplicate ("Duplicate FFI handler
-registration"), which fails whatever first touches the backend (here the first test).
-The next start-up attempt keeps the first handler and drops the student's, so every
-other test runs the real kernel and passes.
+student's code. It never does: the grader starts the CPU backend before the notebook
+runs, so jax.ffi.register_ffi_target reaches XLA at once and XLA rejects the duplicate
+("Duplicate FFI handler registration for rms_norm"). The answer cell stops there,
+before rms_norm_prim_p is defined, and every test fails.
 
-score: 9
+score: 0
 messages:
-  - Duplicate FFI handler registration for rms_norm
+  - rms_norm_prim_p is not an untouched jax.extend.core.Primitive (or the answer cell stopped before defining it)
 """
 import ctypes
 from pathlib import Path

@@ -1,10 +1,10 @@
 """Cheat: replaces jax.pure_callback with a fake that evaluates jax.scipy's version of the
 SciPy function it is given, so the answer reads like the reference while no host callback
-ever runs.
+runs in the student's session. It gains nothing: the grader puts jax back before every
+question (autograder.guard), so gammaln_cb calls the real jax.pure_callback with SciPy's
+gammaln and digamma on the host, which is a correct answer, and gets full marks for it.
 
-score: 6
-messages:
-  - gammaln_cb holds no jax.pure_callback
+score: 10
 """
 _JAX_TWINS = {sps.gammaln: jax.scipy.special.gammaln, sps.digamma: jax.scipy.special.digamma}
 jax.pure_callback = lambda fn, result_shape_dtypes, *args, **kwargs: _JAX_TWINS[fn](*args)

@@ -1,9 +1,10 @@
 """Cheat: replaces jax.pure_callback with a fake that doubles in jnp, so the answer reads
-exactly like the task's three steps while no host callback ever runs.
+exactly like the task's three steps while no host callback runs in the student's session.
+It gains nothing: the grader puts jax back before every question (autograder.guard), so
+pure_callback_doubler calls the real jax.pure_callback with a correct NumPy host function,
+which is the reference answer, and gets full marks for it.
 
-score: 4
-messages:
-  - pure_callback_doubler holds no jax.pure_callback
+score: 10
 """
 jax.pure_callback = lambda fn, result_shape_dtypes, x, **kwargs: 2 * x
 
