@@ -1,4 +1,4 @@
-"""Cheat: replaces jax.pure_callback with a fake that doubles in jnp, so the answer reads
+"""Was a cheat, now a valid answer: replaces jax.pure_callback with a fake that doubles in jnp, so the answer reads
 exactly like the task's three steps while no host callback runs in the student's session.
 It gains nothing: the grader puts jax back before every question (autograder.guard), so
 pure_callback_doubler calls the real jax.pure_callback with a correct NumPy host function,

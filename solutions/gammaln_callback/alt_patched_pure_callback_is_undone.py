@@ -1,4 +1,4 @@
-"""Cheat: replaces jax.pure_callback with a fake that evaluates jax.scipy's version of the
+"""Was a cheat, now a valid answer: replaces jax.pure_callback with a fake that evaluates jax.scipy's version of the
 SciPy function it is given, so the answer reads like the reference while no host callback
 runs in the student's session. It gains nothing: the grader puts jax back before every
 question (autograder.guard), so gammaln_cb calls the real jax.pure_callback with SciPy's
