@@ -15,19 +15,14 @@ t0 = time.perf_counter()
 import nbformat  # noqa: E402
 from otter.test_files import ExceptionTestFile  # noqa: E402
 
-
-def _is_otter_cell(source: str) -> bool:
-    """Otter's own cells (init, grader.check, grader.export): not part of the work."""
-    lines = [l.strip() for l in source.splitlines()]
-    return any(l.startswith(("import otter", "grader.", "grader =")) for l in lines)
+from autograder.witness import gradable_cells  # noqa: E402
 
 
 def main(notebook: str, zip_path: str) -> None:
     env: dict = {"__name__": "__main__"}
     nb = nbformat.read(notebook, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and not _is_otter_cell(cell.source):
-            exec(compile(cell.source, "<cell>", "exec"), env)
+    for _, source in gradable_cells(nb):   # the cells the runner's witness would run
+        exec(compile(source, "<cell>", "exec"), env)
     score = possible = 0.0
     with zipfile.ZipFile(zip_path) as z:
         for name in z.namelist():

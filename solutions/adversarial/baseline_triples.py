@@ -2,7 +2,7 @@
 below dress up. Every attack built on it must get exactly this score.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """

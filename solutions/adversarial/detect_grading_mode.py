@@ -3,7 +3,7 @@ folder) and only then switches its cheats on: patched comparisons and forged res
 top of the wrong answer (triples). Detection is possible; it buys nothing.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """

@@ -3,7 +3,7 @@ student's process: jax.jit/jax.make_jaxpr/jax.vmap return the reference computat
 check_grads does nothing, and autograder's checks, facts and probe report success.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """

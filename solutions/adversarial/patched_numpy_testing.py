@@ -2,7 +2,7 @@
 say "equal": numpy.testing, np.isclose, np.allclose, np.array_equal.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """

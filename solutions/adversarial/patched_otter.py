@@ -2,7 +2,7 @@
 every test case "passes", every results object reports full marks.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """

@@ -3,7 +3,7 @@ kernel fails with the crash in words, the tests that only trace and lower it pas
 each test after a crash gets a fresh process.
 
 assignment: silu_ffi
-score: 3
+score: 4
 messages:
   - Your kernel crashed with SIGSEGV
 """

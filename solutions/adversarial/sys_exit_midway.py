@@ -2,7 +2,7 @@
 stops early and keeps the points of the tests that did not run.
 
 assignment: pure_callback_doubler
-score: 6
+score: 7
 messages:
   - differs from the reference
 """
