@@ -1,5 +1,6 @@
-"""Lists the network interfaces and tries to open a socket to a public address; it
-answers only if it sees any network beyond loopback (it never connects anywhere).
+"""Lists the network interfaces (it never opens a connection); it answers only if it sees
+any network beyond loopback. Local grading runs with no network at all; on Gradescope the
+container has one (see the README's limits).
 
 assignment: pure_callback_doubler
 score: 0
