@@ -10,7 +10,6 @@ this checks that no hidden test and no solution line reached the student folder.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import shutil
 import sys
@@ -19,7 +18,8 @@ from pathlib import Path
 
 from otter.assign import main as otter_assign
 
-from autograder import assignments
+from autograder import assignments, catalogue
+from autograder.cases import cases
 
 
 def build(name: str) -> None:
@@ -62,35 +62,24 @@ def replace_setup(zip_path: Path) -> None:
 def _hidden_test_lines(name: str) -> set[str]:
     """Lines of the hidden test functions in the autograder zip that no public test has."""
     hidden, public = set(), set()
-    with zipfile.ZipFile(assignments.autograder_zip(name)) as z:
-        sources = [z.read(n).decode() for n in z.namelist() if n.startswith("tests/") and n.endswith(".py")]
-    for source in sources:
-        for node in ast.parse(source).body:
-            if not isinstance(node, ast.FunctionDef):
-                continue
-            is_hidden = any(kw.arg == "hidden" and ast.literal_eval(kw.value)
-                            for d in node.decorator_list if isinstance(d, ast.Call) for kw in d.keywords)
-            lines = {l.strip() for l in ast.unparse(node).splitlines()
-                     if len(l.strip()) > 25 and not l.strip().startswith(("import ", "from "))}
-            (hidden if is_hidden else public).update(lines)
+    for case in cases(assignments.autograder_zip(name)):
+        lines = {l.strip() for l in case.source.splitlines()
+                 if len(l.strip()) > 25 and not l.strip().startswith(("import ", "from "))}
+        (hidden if case.hidden else public).update(lines)
     return hidden - public
 
 
 def _solution_lines(name: str) -> list[str]:
-    """Substantive lines of the master's solution blocks (markers and trivia excluded)."""
-    nb = json.loads(assignments.master(name).read_text())
+    """Substantive lines between the solution cell's in-code SOLUTION markers."""
     lines, inside = [], False
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        for line in "".join(cell["source"]).splitlines():
-            s = line.strip()
-            if s.endswith("# BEGIN SOLUTION"):
-                inside = True
-            elif s.endswith("# END SOLUTION"):
-                inside = False
-            elif inside and len(s) > 25 and not s.startswith("#"):
-                lines.append(s)
+    for line in catalogue.solution_cell(name).splitlines():
+        s = line.strip()
+        if s.endswith("# BEGIN SOLUTION"):
+            inside = True
+        elif s.endswith("# END SOLUTION"):
+            inside = False
+        elif inside and len(s) > 25 and not s.startswith("#"):
+            lines.append(s)
     return lines
 
 

@@ -52,30 +52,39 @@ def rules(primitive) -> dict[str, bool]:
     return inspection.registered_rules(primitive)
 
 
-def host_calls(fn: Callable, example, inputs: list) -> dict:
-    """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
-    host function directly on each of `inputs`. Returns {"callbacks": how many callback
-    equations, "calls": [{"outputs", "type", "value", "printed"} or {"error", "printed"}]}."""
+def _one_host_function(fn: Callable, example):
+    """(how many callback equations, the host function of the one callback or None), found
+    as host_calls finds it."""
     jaxpr = inspection.make_jaxpr(fn, example)
     eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
             or inspection.find_eqns(jaxpr, inspection.io_callback_p))
-    report = {"callbacks": len(eqns), "calls": []}
-    if len(eqns) != 1:
+    return len(eqns), (inspection.callback_function(eqns[0]) if len(eqns) == 1 else None)
+
+
+def host_calls(fn: Callable, example, inputs: list) -> dict:
+    """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
+    host function directly on each of `inputs`. Returns {"callbacks": how many callback
+    equations, "calls": [per input: {"outputs": how many, "type": the first output's class,
+    "value": the first output as an array, "values": every output as an array, "stdout",
+    "stderr": what it printed} or {"error", "stdout", "stderr"}]}."""
+    from autograder.checks import describe
+    count, host = _one_host_function(fn, example)
+    report = {"callbacks": count, "calls": []}
+    if host is None:
         return report
-    host = inspection.callback_function(eqns[0])
     for arg in inputs:
-        printed = io.StringIO()
+        out, err, call = io.StringIO(), io.StringIO(), {}
         try:
-            with contextlib.redirect_stdout(printed):
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 outs = host(arg)
             first = outs[0] if outs else None
-            report["calls"].append({
-                "outputs": len(outs), "printed": printed.getvalue()[:2000],
-                "type": f"{type(first).__module__}.{type(first).__name__}",
-                "value": np.asarray(first) if first is not None else None})
+            call.update(outputs=len(outs), type=f"{type(first).__module__}.{type(first).__name__}",
+                        value=None if first is None else np.asarray(first),
+                        values=[np.asarray(o) for o in outs])
         except BaseException as exc:  # student code may raise anything, SystemExit included
-            from autograder.checks import describe
-            report["calls"].append({"error": describe(exc), "printed": printed.getvalue()[:2000]})
+            call["error"] = describe(exc)
+        call.update(stdout=out.getvalue()[:2000], stderr=err.getvalue()[:2000])
+        report["calls"].append(call)
     return report
 
 
@@ -100,7 +109,7 @@ def callback_outputs(fn: Callable, example) -> list[dict]:
                 with contextlib.redirect_stdout(io.StringIO()):
                     outs = inspection.callback_function(eqn)(*[example.copy() for _ in shapes])
                 entry["outputs"] = [np.asarray(o) for o in outs]
-            except Exception as exc:  # student code may raise anything
+            except BaseException as exc:  # student code may raise anything, SystemExit included
                 from autograder.checks import describe
                 entry["error"] = describe(exc)
         report.append(entry)
@@ -118,36 +127,6 @@ def call_result(value) -> dict:
     return {"type": type(value).__name__, "jax_array": isinstance(value, jax.Array),
             "shape": list(shape) if isinstance(shape, tuple) else None,
             "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
-
-
-def _one_host_function(fn: Callable, example):
-    """(how many callback equations, the host function of the one callback or None), found
-    as host_calls finds it."""
-    jaxpr = inspection.make_jaxpr(fn, example)
-    eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
-            or inspection.find_eqns(jaxpr, inspection.io_callback_p))
-    return len(eqns), (inspection.callback_function(eqns[0]) if len(eqns) == 1 else None)
-
-
-def host_outputs(fn: Callable, example, inputs: list) -> dict:
-    """As host_calls, but each call reports every output and what it wrote to stdout and to
-    stderr: {"callbacks": how many callback equations, "calls": [{"values": [arrays],
-    "stdout", "stderr"} or {"error", "stdout", "stderr"}]}."""
-    from autograder.checks import describe
-    count, host = _one_host_function(fn, example)
-    report = {"callbacks": count, "calls": []}
-    if host is None:
-        return report
-    for arg in inputs:
-        out, err, call = io.StringIO(), io.StringIO(), {}
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                call["values"] = [np.asarray(o) for o in host(arg)]
-        except Exception as exc:  # student code may raise anything
-            call["error"] = describe(exc)
-        call.update(stdout=out.getvalue()[:2000], stderr=err.getvalue()[:2000])
-        report["calls"].append(call)
-    return report
 
 
 def _globals_snapshot(namespace: dict) -> dict:
@@ -180,7 +159,7 @@ def _same_global(old: tuple, new: tuple) -> bool:
 
 
 def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> dict:
-    """Find the one callback of make_jaxpr(fn)(example) (as host_calls does); snapshot
+    """Find the one callback of make_jaxpr(fn)(example), as host_calls does; snapshot
     `namespace` (the notebook's globals: pass __notebook__) and the working folder's listing;
     call the host function on each input, then fn and jax.jit(fn) on each input as a jax
     array, as JAX runs the callback (their failures are ignored here: only their effects

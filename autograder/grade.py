@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder import assignments, container, report, submissions
+from autograder.cases import cases
 
 
 def grading_image(assignment: str, base_image: str) -> str:
@@ -56,7 +57,7 @@ def grading_image(assignment: str, base_image: str) -> str:
 
 def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,
               base_image: str, log=print, measure_memory: bool = False) -> list[report.Row]:
-    all_cases = report.cases(assignments.autograder_zip(assignment))
+    all_cases = cases(assignments.autograder_zip(assignment))
     maximum = sum(c.points for c in all_cases)
     image = grading_image(assignment, base_image)
     with tempfile.TemporaryDirectory() as work:

@@ -3,24 +3,16 @@ histogram, the pass rate of every test case and each submission's feedback as it
 student sees it. Everything a student wrote is HTML-escaped (jinja2 autoescape)."""
 from __future__ import annotations
 
-import ast
 import base64
 import csv
 import io
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
-
-@dataclass(frozen=True)
-class Case:
-    name: str          # Otter's "<question> - <n>"
-    question: str
-    hidden: bool
-    points: float
+from autograder.cases import Case
 
 
 @dataclass
@@ -32,25 +24,6 @@ class Row:
     passed: frozenset[str] = frozenset()  # names of the cases that passed
     seconds: float = 0.0
     peak_mb: float | None = None      # the grading container's peak memory (make bench)
-
-
-def cases(zip_path: Path) -> list[Case]:
-    """The test cases of an autograder zip, in Otter's order and naming."""
-    out = []
-    with zipfile.ZipFile(zip_path) as z:
-        for name in sorted(n for n in z.namelist() if n.startswith("tests/") and n.endswith(".py")):
-            tree = ast.parse(z.read(name).decode())
-            question = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
-                            and getattr(n.targets[0], "id", "") == "name")
-            i = 0
-            for node in tree.body:
-                for d in getattr(node, "decorator_list", []):
-                    if isinstance(d, ast.Call) and getattr(d.func, "id", "") == "test_case":
-                        kw = {k.arg: ast.literal_eval(k.value) for k in d.keywords}
-                        i += 1
-                        out.append(Case(f"{question} - {i}", question, bool(kw.get("hidden")),
-                                        float(kw.get("points") or 0)))
-    return out
 
 
 def passed_cases(results: dict, all_cases: list[Case]) -> frozenset[str]:
