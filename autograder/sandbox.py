@@ -50,6 +50,9 @@ class Limits:
 
 
 OUTPUT_BYTES = 256 * 1024
+# What a reply that is not a well-formed message raises while it is read and used.
+PROTOCOL_ERRORS = (wire.WireError, ValueError, TypeError, AttributeError, KeyError, RecursionError)
+BROKE_PROTOCOL = "wrote to the grader's pipe and broke the grading protocol"
 
 
 def signal_name(returncode: int) -> str:
@@ -180,8 +183,11 @@ class Witness:
             except TimeoutError:
                 self._stop()
                 reason = f"did not finish within {self.limits.notebook_s:.0f} s"
-            except (EOFError, wire.WireError, ValueError):
+            except EOFError:
                 reason = death(self._stop())
+            except PROTOCOL_ERRORS:
+                self._stop()
+                reason = BROKE_PROTOCOL
             if cell is None:        # died before the first cell: nothing to skip
                 self.skip[-1] = reason
                 break
@@ -217,8 +223,11 @@ class Witness:
             self._stop()
             raise Unanswered(f"Your kernel did not finish computing {{what}} within "
                              f"{self.limits.question_s:.0f} s") from None
-        except (EOFError, BrokenPipeError, wire.WireError, ValueError):
+        except (EOFError, BrokenPipeError):
             raise Unanswered(f"Your kernel {death(self._stop())} while computing {{what}}") from None
+        except PROTOCOL_ERRORS:
+            self._stop()
+            raise Unanswered(f"Your kernel {BROKE_PROTOCOL} while computing {{what}}") from None
 
     def _write(self, data: bytes, deadline: float) -> None:
         os.set_blocking(self._req_w, False)
