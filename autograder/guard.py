@@ -20,6 +20,7 @@ _MISSING = object()
 
 class ModuleGuard:
     def __init__(self, prefixes: tuple[str, ...] = GUARDED):
+        self.prefixes = prefixes
         self.modules = {name: m for name, m in list(sys.modules.items())
                         if m is not None and name.split(".")[0] in prefixes}
         self.attrs = {name: dict(vars(m)) for name, m in self.modules.items()}
@@ -36,7 +37,7 @@ class ModuleGuard:
         seen.add(id(value))
         if isinstance(value, types.FunctionType):
             self.functions.append((value, value.__code__, value.__defaults__, value.__kwdefaults__))
-        elif isinstance(value, type) and value.__module__.split(".")[0] in GUARDED \
+        elif isinstance(value, type) and value.__module__.split(".")[0] in self.prefixes \
                 and value.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE: Python classes only
             saved = dict(vars(value))
             self.classes.append((value, saved))

@@ -32,7 +32,6 @@ from autograder.probe import Remote, Unanswered
 from autograder.sandbox import Witness, become_subreaper, kill_user
 
 
-
 def lock_down(root: Path) -> None:
     """Only root may enter /autograder while student code runs."""
     os.chmod(root, 0o700)
@@ -70,9 +69,8 @@ def _unanswerable(reason: str):
     return answer
 
 
-def grade(root: Path, user: str = "student") -> GradingResults:
+def grade(root: Path, config: dict, user: str = "student") -> GradingResults:
     source = root / "source"
-    config = json.loads((source / "otter_config.json").read_text())
     lock_down(root)
     tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
     work = Path(tempfile.mkdtemp(prefix="grading-"))
@@ -112,8 +110,7 @@ def _log_output(witness: Witness) -> None:
     print("--- end of notebook output ---")
 
 
-def write_results(results: GradingResults, root: Path) -> dict:
-    config = json.loads((root / "source" / "otter_config.json").read_text())
+def write_results(results: GradingResults, root: Path, config: dict) -> dict:
     output = results.to_gradescope_dict(AutograderConfig(config))
     out = root / "results"
     out.mkdir(exist_ok=True)
@@ -126,8 +123,9 @@ def write_results(results: GradingResults, root: Path) -> dict:
 def main(root: str = "/autograder", user: str = "student") -> None:
     become_subreaper()
     path = Path(root)
-    results = grade(path, user)
-    output = write_results(results, path)
+    config = json.loads((path / "source" / "otter_config.json").read_text())
+    results = grade(path, config, user)
+    output = write_results(results, path, config)
     print(f"score: {results.total} / {results.possible}")
     if "output" in output:
         print(output["output"])

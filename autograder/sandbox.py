@@ -12,12 +12,10 @@ user with resource limits, answering questions over a pair of pipes.
 """
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import select
 import signal
-import struct
 import subprocess
 import sys
 import threading
@@ -83,7 +81,7 @@ class Witness:
     user: str = "student"
     limits: Limits = field(default_factory=Limits.from_env)
     skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
-    errors: list = field(default_factory=list)           # [cell, exception name] of the last start
+    errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
     log: bytearray = field(default_factory=bytearray)
     dropped: int = 0
     starts: int = 0
@@ -143,13 +141,7 @@ class Witness:
         return data
 
     def _receive(self, deadline: float) -> dict:
-        (size,) = struct.unpack(">Q", self._read(8, deadline))
-        if size > wire.MAX_MESSAGE_BYTES:
-            raise wire.WireError(f"a reply of {size} bytes exceeds the limit")
-        message = json.loads(self._read(size, deadline))
-        if not isinstance(message, dict):
-            raise wire.WireError("a reply must be a JSON object")
-        return message
+        return wire.receive(lambda n: self._read(n, deadline))
 
     def _stop(self) -> int:
         """Kill the witness and everything else the student's uid runs; its exit status."""
@@ -209,12 +201,10 @@ class Witness:
     def answer(self, expr: str, inputs: dict) -> dict:
         """The witness's reply to one question ({"ok": data} or {"error": text}); raises
         Unanswered (and drops the process) when it crashes, hangs or breaks the protocol."""
-        self._left()
         self._start()
         deadline = time.monotonic() + min(self.limits.question_s, self._left())
-        body = json.dumps({"op": "eval", "expr": expr, "inputs": inputs}).encode()
         try:
-            self._write(struct.pack(">Q", len(body)) + body, deadline)
+            self._write(wire.frame({"op": "eval", "expr": expr, "inputs": inputs}), deadline)
             reply = self._receive(deadline)
             if not ("ok" in reply or isinstance(reply.get("error"), str)):
                 raise wire.WireError("a reply holds neither a value nor an error")
@@ -239,7 +229,6 @@ class Witness:
 
     def close(self) -> None:
         self._stop()
-        kill_user(self.user)
 
 
 def processes_of(user: str) -> list[int]:

@@ -12,6 +12,7 @@ import dataclasses
 import io
 import json
 import struct
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -66,20 +67,27 @@ class Opaque:
     type_name: str
 
 
-def send(stream: BinaryIO, message: dict) -> None:
+def frame(message: dict) -> bytes:
+    """A message as it travels: 8-byte big-endian length, then the JSON."""
     body = json.dumps(message).encode()
-    stream.write(struct.pack(">Q", len(body)) + body)
+    return struct.pack(">Q", len(body)) + body
+
+
+def send(stream: BinaryIO, message: dict) -> None:
+    stream.write(frame(message))
     stream.flush()
 
 
-def receive(stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> dict:
-    head = stream.read(8)
+def receive(read: Callable[[int], bytes], limit: int = MAX_MESSAGE_BYTES) -> dict:
+    """The next message, read with `read(n)` (which returns fewer bytes once the pipe is
+    closed, or raises: the grader's reader enforces a deadline this way)."""
+    head = read(8)
     if len(head) < 8:
         raise WireError("the pipe closed")
     (size,) = struct.unpack(">Q", head)
     if size > limit:
         raise WireError(f"a message of {size} bytes exceeds the {limit}-byte limit")
-    body = stream.read(size)
+    body = read(size)
     if len(body) < size:
         raise WireError("the pipe closed mid-message")
     try:

@@ -69,7 +69,7 @@ def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
     sys.stdout.flush()
     wire.send(replies, {"ready": {"errors": errors}})
     while True:
-        message = wire.receive(requests)
+        message = wire.receive(requests.read)
         if message.get("op") != "eval":
             break
         guard.restore()

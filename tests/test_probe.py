@@ -28,9 +28,10 @@ def test_wire_refuses_pickles_and_oversized_messages():
         wire.decode({"$npy": base64.b64encode(buf.getvalue()).decode()})
     stream = io.BytesIO((10**9).to_bytes(8, "big") + b"{}")
     with pytest.raises(wire.WireError, match="exceeds"):
-        wire.receive(stream)
+        wire.receive(stream.read)
     with pytest.raises(wire.WireError):
-        wire.receive(io.BytesIO(len(pickle.dumps(1)).to_bytes(8, "big") + pickle.dumps(1)))
+        wire.receive(io.BytesIO(len(pickle.dumps(1)).to_bytes(8, "big") + pickle.dumps(1)).read)
+    assert wire.receive(io.BytesIO(wire.frame({"a": [1]})).read) == {"a": [1]}
 
 
 def test_local_ask_evaluates_in_the_notebook_globals():
