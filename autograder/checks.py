@@ -103,3 +103,52 @@ def expect_ffi_calls(calls: list[dict], *, message: str, at_least: int = 1) -> l
     ffi = [c for c in calls if c.get("kind") == "ffi"]
     expect(len(ffi) >= at_least, message)
     return ffi
+
+
+# ---- provenance: what a result depends on (reports of autograder.provenance.trace) ----
+
+def _poisoned(report: dict, piece: str):
+    entry = report["poisoned"].get(piece)
+    return None if entry is None else entry
+
+
+def expect_depends(report: dict, piece: str, *, message: str) -> None:
+    """Every element of every output changed when `piece` was poisoned: the output depends
+    on it everywhere (a decoy, a result multiplied by zero or dropped as dead code changes
+    nothing). `message` says what is missing, for the student."""
+    from autograder import poison
+    entry = _poisoned(report, piece)
+    expect(entry is not None, message)
+    for clean, poisoned in zip(report["value"], entry["outputs"]):
+        changed = poison.changed(clean, poisoned)
+        if not np.all(changed):
+            fail(f"{message} ({np.size(changed) - np.count_nonzero(changed)} of {np.size(changed)} "
+                 "output entries do not depend on it).")
+
+
+def expect_straight(report: dict, piece: str, *, message: str, outputs: slice = slice(None)) -> None:
+    """Every element of the chosen outputs IS an output of `piece`, copied with nothing
+    computed after it (reshapes and transposes are fine)."""
+    from autograder import poison
+    entry = _poisoned(report, piece)
+    expect(entry is not None, message)
+    for poisoned in entry["outputs"][outputs]:
+        if not np.all(poison.straight(poisoned, entry["sizes"])):
+            fail(message + ".")
+
+
+def expect_no_ops(opcodes: list[str], forbidden: set[str], *, message: str) -> None:
+    """None of `forbidden` (HLO opcodes, autograder.provenance.hlo_opcodes) is in the
+    optimized program; `message` is completed with the ones found."""
+    found = sorted(set(opcodes) & set(forbidden))
+    if found:
+        fail(f"{message} (found: {', '.join(found)}).")
+
+
+# HLO operations that compute a transcendental function (autograder.provenance spells
+# HloOpcode.kExpm1 "expm1", kLogistic "logistic", ...).
+TRANSCENDENTAL = frozenset({
+    "exp", "exp2", "expm1", "log", "log1p", "log2", "logistic", "tanh", "tan", "sin", "cos",
+    "sinh", "cosh", "asin", "acos", "atan2", "asinh", "acosh", "atanh", "power", "sqrt",
+    "rsqrt", "cbrt", "erf",
+})

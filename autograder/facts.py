@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 from collections.abc import Callable
 
 import numpy as np
 
-from autograder import inspection
+from autograder import hostcall, inspection
 
 _PRIMITIVES = {"pure_callback": inspection.pure_callback_p, "io_callback": inspection.io_callback_p,
                "debug_callback": inspection.debug_callback_p, "ffi_call": inspection.ffi_call_p}
@@ -53,37 +54,50 @@ def rules(primitive) -> dict[str, bool]:
 
 
 def _one_host_function(fn: Callable, example):
-    """(how many callback equations, the host function of the one callback or None), found
-    as host_calls finds it."""
+    """(how many callback equations, the one callback's host function or None), found as
+    host_calls finds it. The host function is the student's own function (JAX's wrapper
+    that flattens arguments is left out, so that only the student's code is observed)."""
+    from jax import tree_util
     jaxpr = inspection.make_jaxpr(fn, example)
     eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
             or inspection.find_eqns(jaxpr, inspection.io_callback_p))
-    return len(eqns), (inspection.callback_function(eqns[0]) if len(eqns) == 1 else None)
+    if len(eqns) != 1:
+        return len(eqns), None
+    flat = eqns[0].params["callback"]
+
+    def host(*flat_args):
+        args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
+        return functools.partial(flat.callback_func, *args, **kwargs)
+    host.student = flat.callback_func
+    return 1, host
 
 
 def host_calls(fn: Callable, example, inputs: list) -> dict:
     """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
-    host function directly on each of `inputs`. Returns {"callbacks": how many callback
-    equations, "calls": [per input: {"outputs": how many, "type": the first output's class,
-    "value": the first output as an array, "values": every output as an array, "stdout",
-    "stderr": what it printed} or {"error", "stdout", "stderr"}]}."""
-    from autograder.checks import describe
+    host function directly on each of `inputs`, observed from below Python
+    (autograder.hostcall). Returns {"callbacks": how many callback equations, "calls": [per
+    input: {"outputs": how many, "type": the first output's class, "value": the first
+    output as an array, "values": every output as an array} or {"error"}, and in both cases
+    "stdout" (everything it printed or wrote to fds 1 and 2; "stderr" is kept empty),
+    "files" (paths it opened), "events" (processes, sockets, removals it started), "jax"
+    (whether JAX code ran inside it)]}."""
+    from jax import tree_util
     count, host = _one_host_function(fn, example)
     report = {"callbacks": count, "calls": []}
     if host is None:
         return report
     for arg in inputs:
-        out, err, call = io.StringIO(), io.StringIO(), {}
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                outs = host(arg)
+        seen = hostcall.call(host(arg))
+        call = {"stdout": seen["output"], "stderr": "", "files": seen["files"],
+                "events": seen["events"], "jax": seen["jax"]}
+        if "error" in seen:
+            call["error"] = seen["error"]
+        else:
+            outs = tree_util.tree_leaves(seen["result"])
             first = outs[0] if outs else None
             call.update(outputs=len(outs), type=f"{type(first).__module__}.{type(first).__name__}",
                         value=None if first is None else np.asarray(first),
                         values=[np.asarray(o) for o in outs])
-        except BaseException as exc:  # student code may raise anything, SystemExit included
-            call["error"] = describe(exc)
-        call.update(stdout=out.getvalue()[:2000], stderr=err.getvalue()[:2000])
         report["calls"].append(call)
     return report
 
@@ -129,61 +143,45 @@ def call_result(value) -> dict:
             "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
 
 
-def _globals_snapshot(namespace: dict) -> dict:
-    import copy
-    state = {}
-    for name, value in list(namespace.items()):
-        if isinstance(value, (list, dict, set, bytearray)):
-            try:
-                state[name] = (type(value), len(value), copy.copy(value))
-            except Exception:  # a container of the student's that cannot be copied
-                state[name] = (type(value), len(value), None)
-        elif isinstance(value, np.ndarray):
-            state[name] = (type(value), value.shape, value.copy())
-        elif isinstance(value, (int, float, str, bytes, bool, complex, type(None))):
-            state[name] = (type(value), value, None)
-        else:
-            state[name] = (type(value), id(value), None)
-    return state
+_IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 
 
-def _same_global(old: tuple, new: tuple) -> bool:
-    try:
-        if old[:2] != new[:2]:
-            return False
-        if isinstance(old[2], np.ndarray):
-            return np.array_equal(old[2], new[2])
-        return old[2] is None or bool(old[2] == new[2])
-    except Exception:  # a comparison the student's values do not support
-        return True
+def _state(namespace: dict, host) -> dict:
+    """A deep fingerprint (autograder.hostcall) of every notebook global and of the host
+    function itself (its attributes, closure and defaults), by name."""
+    roots = {n: v for n, v in list(namespace.items())
+             if not n.startswith("_") and n not in _IPYTHON_NAMES}
+    roots["(the host function)"] = host.student
+    return {name: hostcall.fingerprint(value) for name, value in roots.items()}
 
 
 def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> dict:
-    """Find the one callback of make_jaxpr(fn)(example), as host_calls does; snapshot
-    `namespace` (the notebook's globals: pass __notebook__) and the working folder's listing;
-    call the host function on each input, then fn and jax.jit(fn) on each input as a jax
-    array, as JAX runs the callback (their failures are ignored here: only their effects
-    are observed); snapshot again. Returns {"callbacks", "errors": [None or "Error: message"
-    per host call], "changed", "added", "removed": names of globals, "files_added",
-    "files_removed": names in the working folder}."""
+    """Find the one callback of make_jaxpr(fn)(example), as host_calls does; fingerprint
+    `namespace` (the notebook's globals: pass __notebook__) deeply, with the host function's
+    own state, and list the working folder; call the host function on each input, observed
+    (autograder.hostcall), then fn and jax.jit(fn) on each input as a jax array, as JAX
+    runs the callback (their failures are ignored here: only their effects are observed);
+    fingerprint again. Returns {"callbacks", "errors": [None or "Error: message" per host
+    call], "changed", "added", "removed": names of globals ("(the host function)" for its
+    own state), "files_added", "files_removed": names in the working folder, "files":
+    paths the host function opened, "events": processes, sockets or removals it started}."""
     import os
 
     import jax
     import jax.numpy as jnp
 
-    from autograder.checks import describe
     count, host = _one_host_function(fn, example)
     report = {"callbacks": count, "errors": [], "changed": [], "added": [], "removed": [],
-              "files_added": [], "files_removed": []}
+              "files_added": [], "files_removed": [], "files": [], "events": []}
     if host is None:
         return report
-    before, files_before = _globals_snapshot(namespace), set(os.listdir("."))
+    before, files_before = _state(namespace, host), set(os.listdir("."))
+    opened, events = set(), set()
     for arg in inputs:
-        try:
-            host(arg)
-            report["errors"].append(None)
-        except Exception as exc:  # student code may raise anything
-            report["errors"].append(describe(exc))
+        seen = hostcall.call(host(arg))
+        report["errors"].append(seen.get("error"))
+        opened.update(seen["files"])
+        events.update(seen["events"])
     for run in (fn, jax.jit(fn)):
         for arg in inputs:
             try:
@@ -191,9 +189,10 @@ def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> 
                 jax.effects_barrier()
             except Exception:  # failures of these calls are the other tests' business
                 pass
-    after, files_after = _globals_snapshot(namespace), set(os.listdir("."))
+    after, files_after = _state(namespace, host), set(os.listdir("."))
     report.update(
-        changed=sorted(n for n in before if n in after and not _same_global(before[n], after[n])),
+        changed=sorted(n for n in before if n in after and before[n] != after[n]),
         added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
-        files_added=sorted(files_after - files_before), files_removed=sorted(files_before - files_after))
+        files_added=sorted(files_after - files_before), files_removed=sorted(files_before - files_after),
+        files=sorted(opened), events=sorted(events))
     return report

@@ -164,12 +164,12 @@ def _custom_call(op: ir.Operation) -> CustomCall:
         result_types=tuple(str(r.type) for r in op.results))
 
 
-def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
+def walk(op: ir.Operation) -> Iterator[ir.Operation]:
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
                 yield child.operation
-                yield from _walk(child.operation)
+                yield from walk(child.operation)
 
 
 def stablehlo_module(lowered_or_module) -> ir.Module:
@@ -182,7 +182,7 @@ def custom_calls(lowered_or_module) -> list[CustomCall]:
     """Every stablehlo.custom_call in the module (all functions), in program order."""
     module = stablehlo_module(lowered_or_module)
     with module.context:
-        return [_custom_call(op) for op in _walk(module.operation)
+        return [_custom_call(op) for op in walk(module.operation)
                 if op.name == "stablehlo.custom_call"]
 
 

@@ -107,9 +107,10 @@ def _tools() -> dict:
     import scipy
     import scipy.special  # noqa: F401
 
-    from autograder import facts, inspection
+    from autograder import facts, inspection, provenance
+    provenance.install()  # under Otter's own runs: from the first question on
     return {"jax": jax, "jnp": jnp, "np": np, "scipy": scipy, "checks": checks,
-            "inspection": inspection, "facts": facts}
+            "inspection": inspection, "facts": facts, "provenance": provenance}
 
 
 def _materialize(spec: dict):

@@ -38,12 +38,14 @@ def _prepare():
     import jax.test_util  # noqa: F401
     import scipy.special  # noqa: F401
 
-    from autograder import facts, probe  # noqa: F401
+    from autograder import facts, hostcall, probe, provenance  # noqa: F401
     from autograder.guard import ModuleGuard
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
     jax.numpy.zeros(1).block_until_ready()  # start the CPU backend outside the notebook's time
+    hostcall.install()      # the audit hook, before any student code
+    provenance.install()    # record FFI registrations from here on; the grader's poison target
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)

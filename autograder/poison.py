@@ -1,0 +1,43 @@
+"""The grader's poison values, shared by both sides of grading.
+
+A structural verdict is a statement about data flow: the witness re-runs the answer's
+compiled program with one piece (a kernel's custom_call, a host callback) retargeted to
+the poison handler of kernels/poison.cc, and the grader requires every output element to
+change. Where the task says a result *is* a kernel's or a callback's output, the grader
+also requires every poisoned output element to be one of the values below: nothing was
+computed after the piece. NumPy only: this module is imported by test code.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+TARGET = "__grader_poison__"   # the FFI target name the poison handler is registered under
+SYMBOL = "Poison"
+
+
+def values(n: int) -> np.ndarray:
+    """Entry i of every poisoned float buffer, for i < n: +-(1 + k/2^23) with k a hash of i
+    (exact in float32; the same arithmetic as PoisonValue in kernels/poison.cc)."""
+    i = np.arange(n, dtype=np.uint64)
+    h = (i * np.uint64(2654435761) + np.uint64(0x9E3779B9)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(16)
+    h = (h * np.uint64(0x85EBCA6B)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(13)
+    v = (1.0 + (h >> np.uint64(9)).astype(np.float64) / 8388608.0).astype(np.float32)
+    return np.where(h & np.uint64(1), -v, v).astype(np.float32)
+
+
+def changed(clean, poisoned) -> np.ndarray:
+    """Element-wise: did the poisoned output differ from the clean one? (NaN == NaN here,
+    so a NaN that stays NaN did not change.)"""
+    clean, poisoned = np.asarray(clean, np.float64), np.asarray(poisoned, np.float64)
+    same = (clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned))
+    return ~same
+
+
+def straight(poisoned, sizes: list[int]) -> np.ndarray:
+    """Element-wise: is the poisoned output one of the poison values, i.e. copied from the
+    poisoned piece with nothing computed after it? `sizes`: the element counts of the
+    poisoned buffers, as the witness reports them."""
+    pool = values(max(sizes, default=0))
+    return np.isin(np.asarray(poisoned, np.float32), pool)

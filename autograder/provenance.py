@@ -1,0 +1,240 @@
+"""Where a result comes from: the answer's compiled program re-run with pieces poisoned.
+
+Runs where the student's code runs (the witness; the notebook itself under Otter's own
+runs) and returns plain data; the verdict is the grader's (autograder/checks.py).
+
+- `trace(fn, *args, ...)`: lowers `jax.jit(fn)` on the grader's inputs and runs the
+  compiled program as it is ("value"), then with every custom_call of one kind (registered
+  FFI handlers, host callbacks), or each FFI call alone, retargeted to the grader's poison
+  handler (kernels/poison.cc), and with named host functions (scipy.special.gammaln)
+  replaced by a poison wherever they are referenced. A piece the output depends on
+  changes every output element; a decoy beside the real computation, a call whose result
+  is multiplied by zero, or one that XLA drops as dead code changes none.
+- `hlo_opcodes(fn, *args)`: the operations of the optimized module (after XLA dropped
+  dead code), so a test can say where the math happens whatever produced it.
+- handler registry: `install()` (before the notebook runs) records every FFI target
+  registration with the address of its handler and the library that holds it, so two
+  names for one handler count as one, and the course's own kernels are told apart.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import ctypes
+import functools
+import gc
+import os
+import types
+from collections.abc import Callable
+
+import jax
+import numpy as np
+
+from autograder import inspection, poison
+
+_registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path}
+
+
+# ------------------------------------------------------------ registrations ----------
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _handler_address(fn) -> int | None:
+    capsule = fn.get("execute") if isinstance(fn, dict) else fn
+    get_name, get_pointer = ctypes.pythonapi.PyCapsule_GetName, ctypes.pythonapi.PyCapsule_GetPointer
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    try:
+        return get_pointer(capsule, get_name(capsule))
+    except Exception:  # not a capsule: the registration itself will fail
+        return None
+
+
+def _library(address: int | None) -> str:
+    info = _DlInfo()
+    if address and ctypes.CDLL(None).dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
+        return os.path.realpath(info.dli_fname.decode())
+    return ""
+
+
+def _record(name, fn) -> None:
+    address = _handler_address(fn)
+    _registry.setdefault(str(name), {"handler": address, "library": _library(address)})
+
+
+def install() -> None:
+    """Record FFI target registrations from now on (jax.ffi.register_ffi_target and the
+    xla_client functions below it), and register the grader's poison handler."""
+    from jax._src.lib import xla_client
+    if getattr(xla_client.register_custom_call_target, "_records", False):
+        return
+    original = xla_client.register_custom_call_target
+
+    @functools.wraps(original)
+    def register(name, fn, *args, **kwargs):
+        _record(name, fn)
+        return original(name, fn, *args, **kwargs)
+    register._records = True
+    xla_client.register_custom_call_target = register
+    for platform, handler in list(xla_client._custom_callback_handler.items()):
+        def direct(name, fn, *args, _handler=handler, **kwargs):
+            _record(name, fn)
+            return _handler(name, fn, *args, **kwargs)
+        xla_client._custom_callback_handler[platform] = direct
+    from autograder.kernel_build import load_and_register
+    load_and_register(os.path.join(_kernels_dir(), "poison.cc"), {poison.TARGET: poison.SYMBOL})
+
+
+def _kernels_dir() -> str:
+    import kernels
+    return os.path.dirname(kernels.__file__)
+
+
+def _course_library(path: str) -> bool:
+    """A library built from this course's kernels (the prebuilt cache, or the package)."""
+    prebuilt = os.environ.get("JAX_INTEROP_PREBUILT_KERNELS", "")
+    return bool(path) and ((bool(prebuilt) and path.startswith(os.path.realpath(prebuilt) + os.sep))
+                           or path.startswith(os.path.realpath(_kernels_dir()) + os.sep))
+
+
+def handler(target: str) -> dict:
+    """{"handler": an id shared by every name bound to the same C function (the name
+    itself when the registration was not seen), "course": whether it is one of the
+    course's own kernels}."""
+    entry = _registry.get(target)
+    if entry is None or entry["handler"] is None:
+        return {"handler": f"name:{target}", "course": False}
+    return {"handler": f"0x{entry['handler']:x}", "course": _course_library(entry["library"])}
+
+
+# ------------------------------------------------------------------ poisoning ----------
+
+def _flat(outputs) -> list[np.ndarray]:
+    return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]
+
+
+def _retargeted(lowered, indices: set[int]):
+    """A copy of `lowered` whose custom_calls number `indices` (program order) call the
+    poison handler; the cached original is never touched."""
+    from jax.extend.mlir import ir
+    lowering = lowered._lowering
+    with lowering.stablehlo().context:
+        module = ir.Module.parse(str(lowering.stablehlo()))
+        calls = [op for op in inspection.walk(module.operation) if op.name == "stablehlo.custom_call"]
+        for i in indices:
+            calls[i].attributes["call_target_name"] = ir.StringAttr.get(poison.TARGET)
+    poisoned_lowering = copy.copy(lowering)
+    poisoned_lowering._hlo, poisoned_lowering._executable = module, None
+    poisoned = copy.copy(lowered)
+    poisoned._lowering = poisoned_lowering
+    return poisoned, [int(np.prod(r.type.shape)) for i in indices for r in calls[i].results
+                      if hasattr(r.type, "shape")]
+
+
+def _poison_function(*args, **kwargs):
+    """Stands in for a host library function (scipy.special.gammaln, ...): poison values
+    shaped and typed like its first argument."""
+    first = np.asarray(args[0]) if args else np.zeros(())
+    dtype = first.dtype if first.dtype.kind == "f" else np.float64
+    return poison.values(first.size).reshape(first.shape).astype(dtype)
+
+
+@contextlib.contextmanager
+def replaced(original, replacement):
+    """Replace `original` by `replacement` wherever it is referenced (module and notebook
+    globals, containers, closure cells, default arguments, functools.partial), found by
+    object with gc.get_referrers, and put it back afterwards."""
+    keep = (original,)   # a tuple: nothing below rewrites it, whatever else holds `original`
+    del original
+    undo: list[Callable[[], None]] = []
+    for ref in gc.get_referrers(keep[0]):
+        if ref is keep:
+            continue
+        if isinstance(ref, dict):
+            for key, value in list(ref.items()):
+                if value is keep[0]:
+                    ref[key] = replacement
+                    undo.append(functools.partial(ref.__setitem__, key, keep[0]))
+        elif isinstance(ref, list):
+            for i, value in enumerate(ref):
+                if value is keep[0]:
+                    ref[i] = replacement
+                    undo.append(functools.partial(ref.__setitem__, i, keep[0]))
+        elif isinstance(ref, types.CellType):
+            ref.cell_contents = replacement
+            undo.append(functools.partial(setattr, ref, "cell_contents", keep[0]))
+        elif isinstance(ref, functools.partial) and ref.func is keep[0]:
+            state = ref.__reduce__()[2]
+            ref.__setstate__((replacement, *state[1:]))
+            undo.append(functools.partial(ref.__setstate__, state))
+        elif isinstance(ref, tuple):
+            for owner in gc.get_referrers(ref):
+                for attr in ("__defaults__", "__kwdefaults__"):
+                    if isinstance(owner, types.FunctionType) and getattr(owner, attr) is ref:
+                        setattr(owner, attr, tuple(replacement if v is keep[0] else v for v in ref))
+                        undo.append(functools.partial(setattr, owner, attr, ref))
+    try:
+        yield
+    finally:
+        for step in reversed(undo):
+            step()
+
+
+def _resolve(dotted: str):
+    module, _, name = dotted.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def trace(fn: Callable, *args, kinds=("ffi", "host_callback"), each: bool = False,
+          replace: tuple[str, ...] = ()) -> dict:
+    """Run `jax.jit(fn)(*args)` as compiled, and poisoned. Returns {"value": the flat
+    outputs, "calls": [{"target", "kind", "handler", "course"} per custom_call, in
+    program order], "poisoned": {piece: {"outputs": flat outputs, "sizes": element counts
+    of the poisoned buffers} or None when the program has no such piece}}, where the
+    pieces are each kind of `kinds` (all its custom_calls at once), "call:<i>" for each
+    FFI custom_call alone when `each`, and each dotted name of `replace`."""
+    lowered = jax.jit(fn).lower(*args)
+    calls = [{"target": c.target, "kind": c.kind, **handler(c.target)}
+             for c in inspection.custom_calls(lowered)]
+    report = {"value": _flat(lowered.compile()(*args)), "calls": calls, "poisoned": {}}
+
+    def run(indices):
+        if not indices:
+            return None
+        poisoned, sizes = _retargeted(lowered, set(indices))
+        return {"outputs": _flat(poisoned.compile()(*args)), "sizes": sizes}
+
+    for kind in kinds:
+        report["poisoned"][kind] = run([i for i, c in enumerate(calls) if c["kind"] == kind])
+    if each:
+        for i, c in enumerate(calls):
+            if c["kind"] == "ffi":
+                report["poisoned"][f"call:{i}"] = run([i])
+    compiled = lowered.compile()
+    for dotted in replace:
+        with replaced(_resolve(dotted), _poison_function):
+            report["poisoned"][dotted] = {"outputs": _flat(jax.block_until_ready(compiled(*args))),
+                                          "sizes": [max((a.size for a in report["value"]), default=0)]}
+    return report
+
+
+def hlo_opcodes(fn: Callable, *args) -> list[str]:
+    """The sorted opcodes of every instruction in the optimized module of jax.jit(fn)
+    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exponential",
+    "multiply"]. What a custom_call computes is not in it: that is the kernel's."""
+    compiled = jax.jit(fn).lower(*args).compile()
+    opcodes = set()
+    for module in compiled.runtime_executable().hlo_modules():
+        for computation in module.computations():
+            for instruction in computation.instructions():
+                opcodes.add(str(instruction.opcode).removeprefix("HloOpcode.k"))
+    return sorted(_hlo_name(op) for op in opcodes)
+
+
+def _hlo_name(camel: str) -> str:
+    """HloOpcode.kExponentialMinusOne -> "exponential-minus-one" (HLO's own spelling)."""
+    out = "".join("-" + c.lower() if c.isupper() else c for c in camel)
+    return out.lstrip("-")
