@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import os
 import sys
-import tempfile
 import types
+from contextlib import redirect_stderr, redirect_stdout, suppress
+from io import StringIO
+from os import close, dup, dup2
+from tempfile import TemporaryFile
 
 import numpy as np
+
+# What the observation itself calls is bound here, at import, before any student code runs
+# (the witness imports this module first): a notebook that rebinds os.dup2 or
+# sys.monitoring.set_events does not reach these names, and the guard (autograder/guard.py)
+# puts this module's own globals back before every question.
+_monitoring = sys.monitoring
+_add_audit_hook = sys.addaudithook
 
 _events: list[tuple[str, tuple]] = []
 _recording = [False]
@@ -41,7 +50,7 @@ def _hook(event: str, args: tuple) -> None:
 def install() -> None:
     """Install the audit hook (once, before any student code runs)."""
     if not getattr(install, "done", False):
-        sys.addaudithook(_hook)
+        _add_audit_hook(_hook)
         install.done = True
 
 
@@ -55,26 +64,26 @@ def _python_files(path) -> bool:
 @contextlib.contextmanager
 def _captured_fds():
     """Everything written to fds 1 and 2 (and sys.stdout/stderr) while inside."""
-    sink = tempfile.TemporaryFile()
-    text = io.StringIO()
+    sink = TemporaryFile()
+    text = StringIO()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        with contextlib.suppress(Exception):
+        with suppress(Exception):
             stream.flush()
-    saved = [os.dup(1), os.dup(2)]
-    os.dup2(sink.fileno(), 1)
-    os.dup2(sink.fileno(), 2)
+    saved = [dup(1), dup(2)]
+    dup2(sink.fileno(), 1)
+    dup2(sink.fileno(), 2)
     out: dict = {}
     try:
-        with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+        with redirect_stdout(text), redirect_stderr(text):
             yield out
     finally:
         for stream in (sys.__stdout__, sys.__stderr__):
-            with contextlib.suppress(Exception):
+            with suppress(Exception):
                 stream.flush()
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
+        dup2(saved[0], 1)
+        dup2(saved[1], 2)
         for fd in saved:
-            os.close(fd)
+            close(fd)
         sink.seek(0)
         out["text"] = (text.getvalue() + sink.read(4000).decode(errors="replace"))[:2000]
         sink.close()
@@ -92,13 +101,15 @@ def call(host, *args) -> dict:
     "files": paths it opened outside Python's own files; "events": other audited
     events (processes, sockets, removals); "jax": whether JAX code ran during the call}."""
     from autograder.checks import describe
-    mon, jax_dirs, ran_jax = sys.monitoring, _jax_dirs(), [False]
+    mon, jax_dirs, ran_jax = _monitoring, _jax_dirs(), [False]
 
     def started(code, offset):
         if code.co_filename.startswith(jax_dirs):
             ran_jax[0] = True
         return mon.DISABLE if ran_jax[0] else None
 
+    with suppress(ValueError):  # a notebook that took our tool id loses it
+        mon.free_tool_id(_TOOL)
     mon.use_tool_id(_TOOL, "grader")
     mon.register_callback(_TOOL, mon.events.PY_START, started)
     report: dict = {}
@@ -156,9 +167,9 @@ def fingerprint(value, depth: int = 6, _seen: set | None = None) -> object:
     for attr in ("func", "args", "keywords", "__self__", "__wrapped__", "pyfunc"):
         if attr in ("func", "args", "keywords") and not hasattr(value, "__setstate__"):
             continue
-        with contextlib.suppress(Exception):
+        with suppress(Exception):
             parts.append((attr, step(getattr(value, attr))))
-    with contextlib.suppress(Exception):
+    with suppress(Exception):
         parts.append(step(vars(value)))
     return tuple(parts)
 

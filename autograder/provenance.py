@@ -19,13 +19,13 @@ runs) and returns plain data; the verdict is the grader's (autograder/checks.py)
 from __future__ import annotations
 
 import contextlib
-import copy
 import ctypes
 import functools
-import gc
 import os
 import types
 from collections.abc import Callable
+from copy import copy as _copy
+from gc import get_referrers  # bound at import, before any student code (see hostcall.py)
 
 import jax
 import numpy as np
@@ -126,9 +126,9 @@ def _retargeted(lowered, indices: set[int]):
         calls = [op for op in inspection.walk(module.operation) if op.name == "stablehlo.custom_call"]
         for i in indices:
             calls[i].attributes["call_target_name"] = ir.StringAttr.get(poison.TARGET)
-    poisoned_lowering = copy.copy(lowering)
+    poisoned_lowering = _copy(lowering)
     poisoned_lowering._hlo, poisoned_lowering._executable = module, None
-    poisoned = copy.copy(lowered)
+    poisoned = _copy(lowered)
     poisoned._lowering = poisoned_lowering
     return poisoned, [int(np.prod(r.type.shape)) for i in indices for r in calls[i].results
                       if hasattr(r.type, "shape")]
@@ -150,7 +150,7 @@ def replaced(original, replacement):
     keep = (original,)   # a tuple: nothing below rewrites it, whatever else holds `original`
     del original
     undo: list[Callable[[], None]] = []
-    for ref in gc.get_referrers(keep[0]):
+    for ref in get_referrers(keep[0]):
         if ref is keep:
             continue
         if isinstance(ref, dict):
@@ -171,7 +171,7 @@ def replaced(original, replacement):
             ref.__setstate__((replacement, *state[1:]))
             undo.append(functools.partial(ref.__setstate__, state))
         elif isinstance(ref, tuple):
-            for owner in gc.get_referrers(ref):
+            for owner in get_referrers(ref):
                 for attr in ("__defaults__", "__kwdefaults__"):
                     if isinstance(owner, types.FunctionType) and getattr(owner, attr) is ref:
                         setattr(owner, attr, tuple(replacement if v is keep[0] else v for v in ref))
