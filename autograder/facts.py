@@ -130,6 +130,61 @@ def callback_outputs(fn: Callable, example) -> list[dict]:
     return report
 
 
+def _operand_like(aval, example: np.ndarray) -> np.ndarray:
+    """A NumPy array shaped and typed like a callback operand: `example`'s values when the
+    sizes agree (the operand is the input, reshaped or copied), else values from 0.5 to 5."""
+    shape, dtype = tuple(aval.shape), np.dtype(aval.dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    values = example.ravel() if example.size == size else np.linspace(0.5, 5.0, size)
+    return np.array(values.reshape(shape), dtype=dtype)   # a copy, C-ordered, 0-d kept
+
+
+def host_functions(fn: Callable, example) -> list[dict]:
+    """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
+    order, with its host function (the student's own function; JAX's flattening wrapper is
+    left out) called once, directly and observed from below Python (autograder.hostcall),
+    on NumPy arrays shaped and typed like its operands (`example`'s values when the sizes
+    agree). Each entry: {"primitive", "declared": [[shape, dtype] per declared result],
+    "returned": [[shape, dtype, class name] per output] or "error", "jax": whether JAX code
+    ran inside it, "stdout", "files", "events"}."""
+    from jax import tree_util
+    example = np.asarray(example)
+    report = []
+    for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
+        if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
+            continue
+        flat = eqn.params["callback"]
+        operands = [_operand_like(v.aval, example) for v in eqn.invars]
+        args, kwargs = tree_util.tree_unflatten(flat.in_tree, operands)
+        seen = hostcall.call(functools.partial(flat.callback_func, *args, **kwargs))
+        entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
+                 "declared": [[list(a.shape), str(np.dtype(a.dtype))] for a in eqn.params["result_avals"]],
+                 "jax": seen["jax"], "stdout": seen["output"], "files": seen["files"], "events": seen["events"]}
+        if "error" in seen:
+            entry["error"] = seen["error"]
+        else:
+            entry["returned"] = [[list(np.shape(o)), str(np.asarray(o).dtype), type(o).__name__]
+                                 for o in tree_util.tree_leaves(seen["result"])]
+        report.append(entry)
+    return report
+
+
+def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> dict:
+    """`fn(*args)` run eagerly (no jit), as it is and with each dotted name of `replace`
+    poisoned wherever it is referenced; a report shaped like provenance.trace's."""
+    import jax
+
+    from autograder import provenance
+    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
+    size = max((a.size for a in report["value"]), default=0)
+    for dotted in replace:
+        original = provenance._resolve(dotted)
+        with provenance.replaced(original, provenance._poison_function):
+            outputs = provenance._flat(jax.block_until_ready(fn(*args)))
+        report["poisoned"][dotted] = {"outputs": outputs, "sizes": [size]}
+    return report
+
+
 # ---- pure_callback_doubler ----
 
 def call_result(value) -> dict:
@@ -195,4 +250,220 @@ def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> 
         added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
         files_added=sorted(files_after - files_before), files_removed=sorted(files_before - files_after),
         files=sorted(opened), events=sorted(events))
+    return report
+
+
+# ---- pure_callback_doubler (the eager path) ----
+
+def eager_trace(fn: Callable, *args) -> dict:
+    """`fn(*args)` run eagerly (not under jit): as it is ("value"), then again with the output
+    of every host callback that runs during the call (pure_callback and io_callback call the
+    host function through JAX's _FlatCallback, eagerly or compiled) replaced by the grader's
+    poison values. A report shaped like provenance.trace's, for checks.expect_depends and
+    expect_straight: "poisoned": {"host_callback": {"outputs", "sizes"}, or None when no host
+    callback ran during the call}."""
+    import jax
+    from jax._src import callback
+
+    from autograder import poison, provenance
+    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
+    original, sizes = callback._FlatCallback.__call__, []
+
+    def poisoned(self, *a, **k):
+        outs = []
+        for out in original(self, *a, **k):
+            out = np.asarray(out)
+            if out.dtype.kind == "f":
+                sizes.append(out.size)
+                out = poison.values(out.size).reshape(out.shape).astype(out.dtype)
+            outs.append(out)
+        return outs
+    callback._FlatCallback.__call__ = poisoned
+    try:
+        outputs = provenance._flat(jax.block_until_ready(fn(*args)))
+        jax.effects_barrier()
+    finally:
+        callback._FlatCallback.__call__ = original
+    report["poisoned"]["host_callback"] = {"outputs": outputs, "sizes": sizes} if sizes else None
+    return report
+
+
+# ---- reduce_sum_rules ----
+
+def primitive_state(primitive, example, axis: tuple) -> dict:
+    """What `primitive` is, as data: {"type": its class ("module.QualName"), "plain": whether
+    that class is jax.extend.core.Primitive itself (not a subclass), "attributes":
+    the sorted names in its instance __dict__ (Primitive(name), def_impl and
+    def_abstract_eval set exactly "abstract_eval", "impl" and "name"; anything else, such
+    as bind or bind_with_trace, is an instance-level override), "name", and what its own
+    pieces compute on `example` summed over `axis`: "impl" (its impl called directly),
+    "lowering" (jax.jit of Primitive.bind, which runs the lowering), "abstract_eval"
+    ({"shape", "dtype", "effects"}); each an "Error: message" string if it raised}."""
+    import jax
+    import jax.numpy as jnp
+    from jax.extend.core import Primitive
+
+    from autograder.checks import describe
+    cls = type(primitive)
+    state = {"type": f"{cls.__module__}.{cls.__qualname__}", "plain": cls is Primitive,
+             "attributes": sorted(str(k) for k in getattr(primitive, "__dict__", {})),
+             "name": str(getattr(primitive, "name", ""))}
+    if not isinstance(primitive, Primitive):
+        return state
+    x = jnp.asarray(example)
+    for key, run in (("impl", lambda: np.asarray(primitive.impl(x, axis=axis))),
+                     ("lowering", lambda: np.asarray(
+                         jax.jit(lambda v: Primitive.bind(primitive, v, axis=axis))(x))),
+                     ("abstract_eval", lambda: _aval_data(
+                         primitive.abstract_eval(jax.typeof(x), axis=axis)))):
+        try:
+            state[key] = run()
+        except BaseException as exc:  # student code may raise anything
+            state[key] = describe(exc)
+    return state
+
+
+def _aval_data(result) -> dict:
+    aval, effects = result if isinstance(result, tuple) else (result, ())
+    return {"shape": [int(d) for d in aval.shape], "dtype": str(aval.dtype), "effects": len(effects)}
+
+
+def _weights(shape, dtype):
+    """Poison weights shaped like an operand: 2 * autograder.poison.values, never 1 or 0."""
+    import jax.numpy as jnp
+
+    from autograder import poison
+    shape = tuple(int(d) for d in shape)
+    return jnp.asarray(2 * poison.values(int(np.prod(shape, dtype=np.int64))).reshape(shape), dtype)
+
+
+# The poisons follow the data: each is the sum (or its transpose) with every element of its
+# operand weighted by a poison weight, computed with jnp. A piece whose operand was multiplied
+# by zero, or whose result is, still gives zero and changes nothing downstream.
+
+def _poison_impl(x, *, axis, **_):
+    import jax.numpy as jnp
+    return jnp.sum(x * _weights(np.shape(x), x.dtype), axis=axis)
+
+
+def _poison_jvp(primals, tangents, *, axis, **_):
+    from jax.interpreters import ad
+    x, t = primals[0], ad.instantiate_zeros(tangents[0])
+    return _poison_impl(x, axis=axis), _poison_impl(t, axis=axis)
+
+
+def _poison_transpose(ct, x, *, axis, **_):
+    import jax
+    import jax.numpy as jnp
+    from jax.interpreters import ad
+    aval = x.aval if ad.is_undefined_primal(x) else jax.typeof(x)
+    ct = ad.instantiate_zeros(ct) if type(ct) is ad.Zero else ct
+    return (jnp.broadcast_to(jnp.expand_dims(ct, axis), aval.shape) * _weights(aval.shape, aval.dtype),)
+
+
+def _poison_batch(args, dims, *, axis, **_):
+    import jax.numpy as jnp
+    x = jnp.moveaxis(args[0], dims[0], 0)
+    return _poison_impl(x, axis=tuple(a + 1 for a in axis)), 0
+
+
+@contextlib.contextmanager
+def _rule_swapped(primitive, piece: str):
+    """One piece of `primitive` swapped for a poison while the block runs, JAX's caches
+    cleared on the way in and out (a cached trace or executable would hide the swap, or
+    keep it afterwards); whatever happens, the tables are put back as they were."""
+    import jax
+    from jax._src.interpreters import ad, batching, mlir
+
+    undo: list = []
+
+    def put(table: dict, value) -> None:
+        had, old = primitive in table, table.get(primitive)
+        table[primitive] = value
+        undo.append(lambda: table.__setitem__(primitive, old) if had else table.pop(primitive, None))
+
+    try:
+        if piece == "jvp":
+            put(ad.primitive_jvps, _poison_jvp)
+        elif piece == "transpose":
+            put(ad.primitive_transposes, _poison_transpose)
+        elif piece == "batching":
+            table = batching.fancy_primitive_batchers
+            had, old = primitive in table, table.get(primitive)
+            undo.append(lambda: table.__setitem__(primitive, old) if had else table.pop(primitive, None))
+            batching.primitive_batchers[primitive] = _poison_batch
+        elif piece == "primitive":
+            had, old = "impl" in vars(primitive), vars(primitive).get("impl")
+            undo.append(lambda: vars(primitive).__setitem__("impl", old) if had
+                        else vars(primitive).pop("impl", None))
+            vars(primitive)["impl"] = _poison_impl
+            entry = mlir.LoweringRuleEntry(mlir.lower_fun(_poison_impl, multiple_results=False), True)
+            put(mlir._lowerings, entry)
+            for table in list(mlir._platform_specific_lowerings.values()):
+                if primitive in table:
+                    put(table, entry)
+        else:
+            raise ValueError(f"unknown piece {piece!r}")
+        jax.clear_caches()
+        yield
+    finally:
+        for step in reversed(undo):
+            step()
+        jax.clear_caches()
+
+
+def rule_dependence(fn: Callable, *args, primitive,
+                    pieces: tuple[str, ...] = ("jvp", "transpose", "batching", "primitive")) -> dict:
+    """Where the values of `fn(*args)` come from, for a primitive `primitive` with an `axis`
+    parameter (a sum over axis): evaluate fn(*args) as it is ("value": flat outputs), then
+    once per piece with that piece of the primitive swapped for a poison (the same sum, or
+    its transpose, with every operand element weighted by 2 * autograder.poison.values, so a
+    piece fed zeros or whose result is multiplied by zero changes nothing): "jvp", "transpose",
+    "batching" (the rule registered in ad.primitive_jvps, ad.primitive_transposes,
+    batching.primitive_batchers) and "primitive" (its impl and every lowering registered
+    for it). Returns {"value", "poisoned": {piece: {"outputs": flat outputs, "sizes": []}
+    or None when the poisoned evaluation raised}, "errors": {piece: "Error: message"}}.
+    `fn` is any path (eager or jitted; JAX's caches are cleared around each swap); the
+    tables, impl and lowerings are put back whatever happens."""
+    import jax
+
+    from autograder.checks import describe
+
+    def flat(outputs):
+        return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]
+
+    report = {"value": flat(fn(*args)), "poisoned": {}, "errors": {}}
+    for piece in pieces:
+        try:
+            with _rule_swapped(primitive, piece):
+                report["poisoned"][piece] = {"outputs": flat(fn(*args)), "sizes": []}
+        except BaseException as exc:  # student code may raise anything under the swap
+            report["poisoned"][piece] = None
+            report["errors"][piece] = describe(exc)
+    return report
+
+
+# ---- ffi_lowering ----
+
+def ffi_attributes(fn: Callable, *args) -> list[dict]:
+    """{"target", "attributes": {name: {"value", "type"}}} per stablehlo.custom_call of
+    `jax.jit(fn).lower(*args)`, in program order. The FFI attributes are read where
+    jax.ffi puts them (the mhlo.backend_config dictionary) and also from backend_config
+    when that is a dictionary, as a custom_call written by hand with
+    stablehlo.CustomCallOp(..., backend_config=ir.DictAttr.get({...}), api_version=4)
+    carries them (XLA's typed FFI reads either)."""
+    module = inspection.stablehlo_module(inspection.lower(fn, *args))
+    report = []
+    with module.context:
+        for op in inspection.walk(module.operation):
+            if op.name != "stablehlo.custom_call":
+                continue
+            attributes = {}
+            for key in ("backend_config", "mhlo.backend_config"):
+                config = op.attributes[key] if key in op.attributes else None
+                if isinstance(config, inspection.ir.DictAttr):
+                    for i in range(len(config)):
+                        attribute = inspection._attribute(config[i].attr)
+                        attributes[config[i].name] = {"value": attribute.value, "type": attribute.type}
+            report.append({"target": op.attributes["call_target_name"].value, "attributes": attributes})
     return report

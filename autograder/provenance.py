@@ -163,11 +163,17 @@ def _poison_function(*args, **kwargs):
 @contextlib.contextmanager
 def replaced(original, replacement):
     """Replace `original` by `replacement` wherever it is referenced (module and notebook
-    globals, containers, closure cells, default arguments, functools.partial), found by
-    object with gc.get_referrers, and put it back afterwards."""
+    globals, containers, closure cells, default arguments, a functools.partial's function
+    and arguments, object attributes and slots; np.vectorize's cached ufunc is dropped),
+    found by object with gc.get_referrers, and put it back afterwards."""
     keep = (original,)   # a tuple: nothing below rewrites it, whatever else holds `original`
     del original
     undo: list[Callable[[], None]] = []
+    for ref in get_referrers(keep[0]):  # np.vectorize caches a ufunc made from its function
+        for owner in get_referrers(ref) if isinstance(ref, dict) else [ref]:
+            if isinstance(owner, np.vectorize) and vars(owner).get("pyfunc") is keep[0]:
+                undo.append(functools.partial(setattr, owner, "_ufunc", owner._ufunc))
+                owner._ufunc = {}
     for ref in get_referrers(keep[0]):
         if ref is keep:
             continue
@@ -194,11 +200,35 @@ def replaced(original, replacement):
                     if isinstance(owner, types.FunctionType) and getattr(owner, attr) is ref:
                         setattr(owner, attr, tuple(replacement if v is keep[0] else v for v in ref))
                         undo.append(functools.partial(setattr, owner, attr, ref))
+                if isinstance(owner, functools.partial) and owner.args is ref:
+                    state = owner.__reduce__()[2]
+                    args = tuple(replacement if v is keep[0] else v for v in state[1])
+                    owner.__setstate__((state[0], args, *state[2:]))
+                    undo.append(functools.partial(owner.__setstate__, state))
+        elif not isinstance(ref, (types.ModuleType, types.FrameType, type)):
+            _replace_attributes(ref, keep[0], replacement, undo)
     try:
         yield
     finally:
         for step in reversed(undo):
             step()
+
+
+def _replace_attributes(owner, original, replacement, undo: list) -> None:
+    """Slots (JAX keeps the host function given to pure_callback in a slotted object) and
+    instance attributes that Python 3.13 keeps inline, where no dict is a referrer."""
+    names = {n for cls in type(owner).__mro__ for n in getattr(cls, "__slots__", ())
+             if isinstance(n, str) and n not in ("__dict__", "__weakref__")}
+    for name in names:
+        if getattr(owner, name, None) is original:
+            object.__setattr__(owner, name, replacement)
+            undo.append(functools.partial(object.__setattr__, owner, name, original))
+    attrs = getattr(owner, "__dict__", None)
+    if isinstance(attrs, dict):
+        for key, value in list(attrs.items()):
+            if value is original:
+                attrs[key] = replacement
+                undo.append(functools.partial(attrs.__setitem__, key, original))
 
 
 def _resolve(dotted: str):
@@ -256,3 +286,55 @@ def _hlo_name(camel: str) -> str:
     """HloOpcode.kExponentialMinusOne -> "exponential-minus-one" (HLO's own spelling)."""
     out = "".join("-" + c.lower() if c.isupper() else c for c in camel)
     return out.lstrip("-")
+
+
+# ---- silu_ffi ----
+
+_MLIR_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+                "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+                "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
+
+
+def _tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
+    """"tensor<3x7xf32>" -> ((3, 7), float32); "tensor<f32>" -> ((), float32)."""
+    *dims, element = text.removeprefix("tensor<").removesuffix(">").split("x")
+    if element not in _MLIR_DTYPES:
+        raise TypeError(f"a custom_call result of type {text} cannot be rebuilt")
+    return tuple(int(d) for d in dims), np.dtype(_MLIR_DTYPES[element])
+
+
+def _attribute_value(attribute: "inspection.Attribute"):
+    """An FFI attribute as the lowering typed it (f32 -> np.float32, i64 -> np.int64, ...)."""
+    if attribute.type in _MLIR_DTYPES:
+        return _MLIR_DTYPES[attribute.type](attribute.value)
+    if isinstance(attribute.value, (bool, str, np.ndarray)):
+        return attribute.value
+    raise TypeError(f"an FFI attribute of type {attribute.type or type(attribute.value).__name__} "
+                    "cannot be passed again")
+
+
+def call_kernel(fn: Callable, args: tuple, index: int, operands: tuple) -> dict:
+    """Call custom_call number `index` (program order, as in trace's "calls") of the
+    lowering of jax.jit(fn)(*args) directly, not through `fn`: jax.ffi.ffi_call of its
+    target, with the result types and the FFI attributes (typed as in the lowering) of
+    that custom_call, on the grader's `operands`, each reshaped to the shape of the
+    custom_call's operand in the same position (a kernel fed a flattened x gets the
+    grader's x flattened). Returns {"operand_types": of the custom_call, "outputs": the
+    flat outputs, or None when the operands do not match the custom_call's (count or
+    sizes)}."""
+    call = inspection.custom_calls(jax.jit(fn).lower(*args))[index]
+    report = {"operand_types": list(call.operand_types), "outputs": None}
+    if len(operands) != len(call.operand_types):
+        return report
+    shaped = []
+    for operand, text in zip(operands, call.operand_types):
+        shape, dtype = _tensor_type(text)
+        operand = np.asarray(operand)
+        if operand.size != int(np.prod(shape)) or operand.dtype != dtype:
+            return report
+        shaped.append(operand.reshape(shape))
+    results = [jax.ShapeDtypeStruct(*_tensor_type(t)) for t in call.result_types]
+    attributes = {name: _attribute_value(a) for name, a in call.attributes.items()}
+    outputs = jax.ffi.ffi_call(call.target, results)(*shaped, **attributes)
+    report["outputs"] = _flat(jax.block_until_ready(outputs))
+    return report

@@ -1,9 +1,10 @@
 """A SiLU whose forward C++ kernel reads address 0: every test that runs the forward
-kernel fails with the crash in words, the tests that only trace and lower it pass, and
+kernel fails with the crash in words, the tests that never run it pass (the backward
+kernel's count and vmap of grad, whose programs drop the unused forward call), and
 each test after a crash gets a fresh process.
 
 assignment: silu_ffi
-score: 4
+score: 2
 messages:
   - Your kernel crashed with SIGSEGV
 """

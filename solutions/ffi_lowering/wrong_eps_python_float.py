@@ -1,8 +1,9 @@
 """Wrong: the lowering rule turns eps into a Python float, so the custom_call carries an
 f64 attribute while the kernel declares Attr<float>; every execution fails with
-"Failed to decode all FFI handler operands".
+"Failed to decode all FFI handler operands". Only the jaxpr equation (its eps param is
+still the bound np.float32) passes: the lowering test runs the compiled program too.
 
-score: 2
+score: 1
 messages:
   - The eps attribute of the custom_call has type f64, but the kernel declares Attr<float>
   - an FFI 'Failed to decode' error means eps did not reach the kernel as a float32 attribute

@@ -1,9 +1,12 @@
 """Wrong: the primitive is lowered through mlir.lower_fun of a jnp implementation, so
-every value is right but no custom_call reaches the C++ kernel.
+every value is right but no custom_call reaches the C++ kernel. Every compiled path
+fails (its result must be the kernel's output); the eager values and the jaxpr equation
+pass.
 
-score: 8
+score: 2
 messages:
-  - The lowering of rms_norm_prim_p holds no custom_call to the FFI target rms_norm
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
+  - The compiled program of jax.jit(jax.vmap(in_axes=0)) holds no custom_call to the FFI target rms_norm
 """
 def _rms_jnp(x, *, eps):
     return x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps)

@@ -1,11 +1,13 @@
 """Cheat: a jitted helper merely named pure_callback computes jax.scipy's gammaln, and the
 JVP uses jax.scipy's digamma: no host callback at all, yet "pure_callback" appears in
-str(jaxpr) and every number is right, so the chapter's self-check passes.
+str(jaxpr) and every number is right, so the chapter's self-check passes. (6 before issue 9;
+the compiled programs now also show JAX's lgamma and digamma outside any callback.)
 
-score: 6
+score: 5
 messages:
   - gammaln_cb holds no jax.pure_callback
-  - holds no pure_callback whose host function returns scipy.special.digamma
+  - do not come from its host callbacks
+  - computes math outside the callbacks
 """
 @jax.jit
 def pure_callback(x):

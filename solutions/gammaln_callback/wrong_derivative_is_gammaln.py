@@ -4,7 +4,7 @@ pass is right.
 score: 6
 messages:
   - The gradient of gammaln_cb differs from the reference
-  - holds no pure_callback whose host function returns scipy.special.digamma
+  - jax.jit(jax.grad(gammaln_cb)) on inputs from 0.1 to 40 differs from the reference
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

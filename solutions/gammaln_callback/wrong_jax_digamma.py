@@ -1,10 +1,12 @@
 """Wrong: the forward pass calls SciPy through a pure_callback, but the derivative uses
 jax.scipy.special.digamma instead of SciPy's digamma through a callback. Every value and
-gradient is right, which is why the chapter's self-check passes it.
+gradient is right, which is why the chapter's self-check passes it. (9 before issue 9: the
+gradient's compiled program now also shows digamma computed in JAX, outside the callbacks.)
 
-score: 9
+score: 8
 messages:
   - jax.scipy.special.digamma does not count
+  - computes math outside the callbacks
 """
 def _gammaln_host(a):
     return sps.gammaln(np.asarray(a)).astype(np.float32)

@@ -1,9 +1,11 @@
 """Wrong: the forward values come from jax.scipy.special.gammaln; only the derivative goes
-through a pure_callback to SciPy's digamma.
+through a pure_callback to SciPy's digamma. (8 before issue 9: the compiled forward program
+now also shows JAX's lgamma outside any callback.)
 
-score: 8
+score: 7
 messages:
   - gammaln_cb holds no jax.pure_callback
+  - computes math outside the callbacks
 """
 def _digamma_host(a):
     return sps.digamma(np.asarray(a)).astype(np.float32)

@@ -1,7 +1,7 @@
 """Cheat: a jitted helper merely named pure_callback doubles in jnp; "pure_callback" appears
 in str(jaxpr) and every number is right.
 
-score: 4
+score: 3
 messages:
   - pure_callback_doubler holds no jax.pure_callback
 """

@@ -2,7 +2,7 @@
 
 score: 8
 messages:
-  - computes outside its callback (mul)
+  - computes on the pure_callback's output before returning it
 """
 def pure_callback_doubler(x):
     copied = jax.pure_callback(np.asarray, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

@@ -1,6 +1,6 @@
 """Wrong: 2 * x in jnp, no callback at all; every number is right.
 
-score: 4
+score: 3
 messages:
   - pure_callback_doubler holds no jax.pure_callback
 """

@@ -1,12 +1,13 @@
 """Cheat: two real, distinct FFI handlers that merely copy a buffer, wrapped around
 jax.nn.silu in the forward pass and around a jnp derivative in the backward pass.
-Both custom_call counts and every value are right; the SiLU is computed in jnp.
+Both custom_call counts and every value are right, and the outputs depend on the
+kernels; the SiLU is computed in JAX (the compiled programs hold exp and divide).
 
 score: 2
 messages:
-  - The forward pass of silu_ffi computes logistic in jnp
-  - The gradient of silu_ffi computes logistic in jnp
-  - silu_ffi computes logistic in jnp, so its values are not those of your C++ kernel
+  - jax.jit(silu_ffi) on shape (5,) computes math in JAX outside your kernels
+  - The gradient of silu_ffi computes math in JAX outside your kernels
+  - jax.jit(silu_ffi) computes math in JAX outside your kernels, so its values are not your kernels'
 """
 Path("silu.cc").write_text(r"""
 #include <cstdint>

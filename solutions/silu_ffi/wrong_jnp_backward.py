@@ -1,10 +1,13 @@
 """Wrong: the forward pass is a real FFI kernel, but the bwd rule computes the
-derivative with jax.nn.sigmoid instead of calling a backward kernel.
+derivative with jax.nn.sigmoid instead of calling a backward kernel. No gradient it
+returns comes from a kernel, so no gradient value is credited: only the two tests of
+the forward kernel alone pass.
 
-score: 8
+score: 2
 messages:
   - holds fewer than two custom_calls of registered FFI handlers
-  - The backward pass calls no FFI handler other than the forward's (silu_jnp_bwd_fwd)
+  - The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels
+  - jax.jit(jax.grad(...)) through silu_ffi does not come from your FFI kernels, so there are no kernel values to check
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -1,10 +1,12 @@
 """Wrong: one handler serves both passes, switched by an integer `mode` attribute
 (the forward call passes x twice and ignores the second buffer). Values and the
-chapter's custom_call count are right; there is no second FFI target.
+chapter's custom_call count are right; there is no second handler, and the forward
+kernel does not take x as its only operand.
 
-score: 9
+score: 8
 messages:
-  - The backward pass calls no FFI handler other than the forward's (silu_two_modes)
+  - The gradient does not depend, in every element, on a backward kernel of your own
+  - Your forward kernel (target 'silu_two_modes') takes 2 operands
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

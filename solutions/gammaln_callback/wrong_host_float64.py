@@ -1,7 +1,10 @@
-"""Valid: the host functions compute in float64 and return float64 without a cast; JAX
-casts the result back to the declared float32 (nothing changes for the student).
+"""Wrong: the host functions compute in float64 and return float64 without a cast. JAX
+casts a callback's result to the declared float32 silently, so every value is right, but
+the task says the host function returns exactly the declared dtype.
 
-score: 10
+score: 9
+messages:
+  - returns float64 where float32 is declared
 """
 def _scipy64(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a, dtype=np.float64)),

@@ -1,0 +1,23 @@
+"""Wrong: the forward pass holds a pure_callback to SciPy's gammaln, but its result is
+multiplied by zero and the values come from jax.scipy.special.gammaln beside it. Every value
+is right and the structure is there; the output just does not depend on the callback.
+
+score: 8
+messages:
+  - The values of jax.jit(gammaln_cb) do not come from its host callback
+  - computes math outside the callbacks
+"""
+def _cb(fn, x):
+    return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _cb(sps.gammaln, x) * 0 + jax.scipy.special.gammaln(x)
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return gammaln_cb(x), _cb(sps.digamma, x) * t

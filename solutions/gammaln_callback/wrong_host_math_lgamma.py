@@ -1,0 +1,33 @@
+"""Wrong: the host function computes log-gamma with the standard library's math.lgamma
+(np.vectorize around it) instead of scipy.special.gammaln. The values agree to float32
+precision and everything else is right.
+
+score: 9
+messages:
+  - do not depend on scipy.special.gammaln
+"""
+import math
+
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _host_gammaln(a):
+    return _lgamma(np.asarray(a)).astype(np.float32)
+
+
+def _host_digamma(a):
+    return sps.digamma(np.asarray(a)).astype(np.float32)
+
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return jax.pure_callback(_host_gammaln, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                             vmap_method="expand_dims")
+
+
+@gammaln_cb.defjvp
+def _jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    psi = jax.pure_callback(_host_digamma, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                            vmap_method="expand_dims")
+    return gammaln_cb(x), psi * t

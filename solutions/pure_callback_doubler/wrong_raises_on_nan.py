@@ -1,0 +1,17 @@
+"""Wrong: the host function validates its input and raises for NaN or infinities. Every
+finite input is doubled right; the task says intentional exceptions are side effects and
+forbids using the callback for input validation.
+
+score: 9
+messages:
+  - must not validate its input
+"""
+def host_double(arr):
+    arr = np.asarray(arr)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("pure_callback_doubler needs finite values")
+    return arr * 2
+
+
+def pure_callback_doubler(x):
+    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
