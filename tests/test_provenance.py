@@ -128,12 +128,26 @@ def test_named_functions_are_replaced_wherever_they_are_referenced():
     def closure():
         g = sps.gammaln
         return lambda a: g(a)
+    class Holder:
+        def __init__(self):
+            self.fn = sps.gammaln
+
+    class Slotted:
+        __slots__ = ("fn",)
+
+        def __init__(self):
+            self.fn = sps.gammaln
+    obj, slotted = Holder(), Slotted()
+    with_args = functools.partial(lambda f, a: f(a), sps.gammaln)
+    vectorized = np.vectorize(sps.gammaln)
+    vectorized(np.ones(2))          # caches a ufunc made from the function
     uses = (lambda a: alias(a), part, with_default, lambda a: holder["inner"][0](a), closure(),
-            lambda a: sps.gammaln(a))   # as host functions reach it: globals, cells, defaults
+            lambda a: sps.gammaln(a), lambda a: obj.fn(a), lambda a: slotted.fn(a), with_args,
+            vectorized)   # as host functions reach it: globals, cells, defaults, attributes
     one = np.ones(3)
     with provenance.replaced(sps.gammaln, provenance._poison_function):
-        for use in uses:
-            np.testing.assert_array_equal(use(one), poison.values(3))
+        for use in uses:   # np.vectorize calls it one element at a time
+            assert np.all(poison.straight(use(one), [3])), use
     for use in uses:
         np.testing.assert_array_equal(use(one), np.zeros(3))
     assert sps.gammaln is alias and holder["inner"][0] is alias
