@@ -447,23 +447,6 @@ def rule_dependence(fn: Callable, *args, primitive,
 
 def ffi_attributes(fn: Callable, *args) -> list[dict]:
     """{"target", "attributes": {name: {"value", "type"}}} per stablehlo.custom_call of
-    `jax.jit(fn).lower(*args)`, in program order. The FFI attributes are read where
-    jax.ffi puts them (the mhlo.backend_config dictionary) and also from backend_config
-    when that is a dictionary, as a custom_call written by hand with
-    stablehlo.CustomCallOp(..., backend_config=ir.DictAttr.get({...}), api_version=4)
-    carries them (XLA's typed FFI reads either)."""
-    module = inspection.stablehlo_module(inspection.lower(fn, *args))
-    report = []
-    with module.context:
-        for op in inspection.walk(module.operation):
-            if op.name != "stablehlo.custom_call":
-                continue
-            attributes = {}
-            for key in ("backend_config", "mhlo.backend_config"):
-                config = op.attributes[key] if key in op.attributes else None
-                if isinstance(config, inspection.ir.DictAttr):
-                    for i in range(len(config)):
-                        attribute = inspection._attribute(config[i].attr)
-                        attributes[config[i].name] = {"value": attribute.value, "type": attribute.type}
-            report.append({"target": op.attributes["call_target_name"].value, "attributes": attributes})
-    return report
+    `jax.jit(fn).lower(*args)`, in program order (the attributes of facts.custom_calls,
+    read from mhlo.backend_config or, in a custom_call written by hand, backend_config)."""
+    return [{"target": c["target"], "attributes": c["attributes"]} for c in custom_calls(fn, *args)]

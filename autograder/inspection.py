@@ -154,10 +154,13 @@ def _custom_call(op: ir.Operation) -> CustomCall:
     attrs = op.attributes
     target = attrs["call_target_name"].value
     ffi_attrs = {}
-    config = attrs["mhlo.backend_config"] if "mhlo.backend_config" in attrs else None
-    if isinstance(config, ir.DictAttr):  # typed FFI: the handler's attributes (eps = ... : f32)
-        for i in range(len(config)):
-            ffi_attrs[config[i].name] = _attribute(config[i].attr)
+    # Typed FFI: the handler's attributes (eps = ... : f32), where jax.ffi puts them
+    # (mhlo.backend_config) or, in a custom_call written by hand, in backend_config.
+    for key in ("backend_config", "mhlo.backend_config"):
+        config = attrs[key] if key in attrs else None
+        if isinstance(config, ir.DictAttr):
+            for i in range(len(config)):
+                ffi_attrs[config[i].name] = _attribute(config[i].attr)
     return CustomCall(
         target=target, kind=classify_target(target), attributes=ffi_attrs,
         operand_types=tuple(str(v.type) for v in op.operands),
