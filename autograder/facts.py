@@ -7,10 +7,8 @@ reached by the test code in the grader's process. See autograder/probe.py.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import io
 from collections.abc import Callable
 
 import numpy as np
@@ -55,21 +53,25 @@ def rules(primitive) -> dict[str, bool]:
 
 def _one_host_function(fn: Callable, example):
     """(how many callback equations, the one callback's host function or None), found as
-    host_calls finds it. The host function is the student's own function (JAX's wrapper
-    that flattens arguments is left out, so that only the student's code is observed)."""
-    from jax import tree_util
+    host_calls finds it: host(*flat_args) is _student_call's bound function."""
     jaxpr = inspection.make_jaxpr(fn, example)
     eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
             or inspection.find_eqns(jaxpr, inspection.io_callback_p))
     if len(eqns) != 1:
         return len(eqns), None
     flat = eqns[0].params["callback"]
-
-    def host(*flat_args):
-        args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
-        return functools.partial(flat.callback_func, *args, **kwargs)
+    host = functools.partial(_student_call, flat)
     host.student = flat.callback_func
     return 1, host
+
+
+def _student_call(flat, *flat_args):
+    """The student's own host function of a callback equation (params["callback"]) bound
+    to flat operands, ready for hostcall.call: JAX's wrapper that flattens arguments is
+    left out, so that only the student's code is observed."""
+    from jax import tree_util
+    args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
+    return functools.partial(flat.callback_func, *args, **kwargs)
 
 
 def host_calls(fn: Callable, example, inputs: list) -> dict:
@@ -104,32 +106,6 @@ def host_calls(fn: Callable, example, inputs: list) -> dict:
 
 # ---- gammaln_callback ----
 
-def callback_outputs(fn: Callable, example) -> list[dict]:
-    """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
-    order, as {"primitive": "pure_callback"|"io_callback", "operand_shapes", and, when every
-    operand is shaped like `example`, the host function called directly on NumPy copies of
-    `example`: "outputs" (its outputs as arrays) or "error"}."""
-    jaxpr = inspection.make_jaxpr(fn, example)
-    example = np.asarray(example)
-    report = []
-    for eqn in inspection.iter_eqns(jaxpr):
-        if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
-            continue
-        shapes = [tuple(v.aval.shape) for v in eqn.invars]
-        entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
-                 "operand_shapes": [list(s) for s in shapes]}
-        if all(s == example.shape for s in shapes):
-            try:
-                with contextlib.redirect_stdout(io.StringIO()):
-                    outs = inspection.callback_function(eqn)(*[example.copy() for _ in shapes])
-                entry["outputs"] = [np.asarray(o) for o in outs]
-            except BaseException as exc:  # student code may raise anything, SystemExit included
-                from autograder.checks import describe
-                entry["error"] = describe(exc)
-        report.append(entry)
-    return report
-
-
 def _operand_like(aval, example: np.ndarray) -> np.ndarray:
     """A NumPy array shaped and typed like a callback operand: `example`'s values when the
     sizes agree (the operand is the input, reshaped or copied), else values from 0.5 to 5."""
@@ -153,10 +129,8 @@ def host_functions(fn: Callable, example) -> list[dict]:
     for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
         if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
             continue
-        flat = eqn.params["callback"]
         operands = [_operand_like(v.aval, example) for v in eqn.invars]
-        args, kwargs = tree_util.tree_unflatten(flat.in_tree, operands)
-        seen = hostcall.call(functools.partial(flat.callback_func, *args, **kwargs))
+        seen = hostcall.call(_student_call(eqn.params["callback"], *operands))
         entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
                  "declared": [[list(a.shape), str(np.dtype(a.dtype))] for a in eqn.params["result_avals"]],
                  "jax": seen["jax"], "stdout": seen["output"], "files": seen["files"], "events": seen["events"]}
@@ -176,12 +150,7 @@ def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> dict:
 
     from autograder import provenance
     report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
-    size = max((a.size for a in report["value"]), default=0)
-    for dotted in replace:
-        original = provenance._resolve(dotted)
-        with provenance.replaced(original, provenance._poison_function):
-            outputs = provenance._flat(jax.block_until_ready(fn(*args)))
-        report["poisoned"][dotted] = {"outputs": outputs, "sizes": [size]}
+    provenance.poison_replaced(report, fn, args, replace)
     return report
 
 

@@ -247,7 +247,8 @@ def trace(fn: Callable, *args, kinds=("ffi", "host_callback"), each: bool = Fals
     lowered = jax.jit(fn).lower(*args)
     calls = [{"target": c.target, "kind": c.kind, **handler(c.target)}
              for c in inspection.custom_calls(lowered)]
-    report = {"value": _flat(lowered.compile()(*args)), "calls": calls, "poisoned": {}}
+    compiled = lowered.compile()
+    report = {"value": _flat(compiled(*args)), "calls": calls, "poisoned": {}}
 
     def run(indices):
         if not indices:
@@ -261,17 +262,24 @@ def trace(fn: Callable, *args, kinds=("ffi", "host_callback"), each: bool = Fals
         for i, c in enumerate(calls):
             if c["kind"] == "ffi":
                 report["poisoned"][f"call:{i}"] = run([i])
-    compiled = lowered.compile()
+    poison_replaced(report, compiled, args, replace)
+    return report
+
+
+def poison_replaced(report: dict, run: Callable, args: tuple, replace: tuple[str, ...]) -> None:
+    """Add to `report` (trace's shape) `run(*args)` with each dotted name of `replace`
+    poisoned wherever it is referenced; `run` is a compiled program or, for eager paths,
+    the function itself."""
+    size = max((a.size for a in report["value"]), default=0)
     for dotted in replace:
         with replaced(_resolve(dotted), _poison_function):
-            report["poisoned"][dotted] = {"outputs": _flat(jax.block_until_ready(compiled(*args))),
-                                          "sizes": [max((a.size for a in report["value"]), default=0)]}
-    return report
+            report["poisoned"][dotted] = {"outputs": _flat(jax.block_until_ready(run(*args))),
+                                          "sizes": [size]}
 
 
 def hlo_opcodes(fn: Callable, *args) -> list[str]:
     """The sorted opcodes of every instruction in the optimized module of jax.jit(fn)
-    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exponential",
+    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp",
     "multiply"]. What a custom_call computes is not in it: that is the kernel's."""
     compiled = jax.jit(fn).lower(*args).compile()
     opcodes = set()
@@ -283,7 +291,7 @@ def hlo_opcodes(fn: Callable, *args) -> list[str]:
 
 
 def _hlo_name(camel: str) -> str:
-    """HloOpcode.kExponentialMinusOne -> "exponential-minus-one" (HLO's own spelling)."""
+    """HloOpcode.kExpm1 -> "expm1", HloOpcode.kCustomCall -> "custom-call"."""
     out = "".join("-" + c.lower() if c.isupper() else c for c in camel)
     return out.lstrip("-")
 
