@@ -1,5 +1,6 @@
 # One place for every command of the platform. `make help` lists them.
-IMAGE ?= jax-interop-grader:latest
+# The image name, like every limit, comes from otter_config.json (the README's "Configuration").
+IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["image"])')
 BASE_IMAGE ?= debian:trixie-slim
 NAMES := reduce_sum_rules gammaln_callback silu_ffi ffi_lowering pure_callback_doubler
 DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
@@ -8,8 +9,8 @@ PYTEST_ARGS ?=
 # The instructor's side (otter grade, make grade, end-to-end tests) runs in a venv on the host.
 VENV := .venv
 HOST_PY := PYTHONPATH=$(CURDIR) $(VENV)/bin/python
-PROJECT_SRC := $(wildcard autograder/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) \
-               docker/requirements.lock
+PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) \
+               docker/requirements.lock otter_config.json
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
@@ -19,7 +20,7 @@ help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
-	$(HOST_PY) -m autograder.demo
+	$(HOST_PY) -m autograder.host.demo
 
 test: image venv  ## run the image's test suite, validate the assignments, then the end-to-end tests
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
@@ -32,25 +33,41 @@ image:  ## build the grading image (the host's CA bundle goes in as a BuildKit s
 	  $${ca:+--secret id=pip_ca,src=$$ca} -t $(IMAGE) .
 
 assign: image  ## otter assign into dist/<name>/{student,autograder} (all, or ASSIGNMENTS="...")
-	$(DOCKER_RUN) $(IMAGE) python -m autograder.assign $(ASSIGNMENTS)
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.assign $(ASSIGNMENTS)
 	@for n in $(or $(ASSIGNMENTS),$(NAMES)); do [ -d dist/$$n ] && touch dist/$$n/.built; done; true
 
 # dist/<name>/.built: rebuilt only when the master notebook or the project changed.
 define built_rule
 dist/$(1)/.built: assignments/$(1)/$(1).ipynb $$(PROJECT_SRC) | image
-	$$(DOCKER_RUN) $$(IMAGE) python -m autograder.assign $(1)
+	$$(DOCKER_RUN) $$(IMAGE) python -m autograder.authoring.assign $(1)
 	touch $$@
 endef
 $(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
 
 validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
-	$(DOCKER_RUN) $(IMAGE) python -m autograder.validate $(ASSIGNMENTS)
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.validate $(ASSIGNMENTS)
 
 bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throughput (prints figures)
-	$(HOST_PY) -m autograder.bench $(BENCH_ARGS)
+	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)
+
+# The front door: a wrong ASSIGNMENT or SUBMISSIONS gets one sentence before anything is built.
+ifneq ($(filter grade,$(MAKECMDGOALS)),)
+  ifeq ($(filter $(ASSIGNMENT),$(NAMES)),)
+    $(error ASSIGNMENT="$(ASSIGNMENT)" is not an assignment; choose one of: $(NAMES))
+  endif
+  ifeq ($(strip $(SUBMISSIONS)),)
+    $(error SUBMISSIONS is not set; give the folder of .ipynb or .zip files to grade: SUBMISSIONS=<folder>)
+  endif
+  ifeq ($(wildcard $(SUBMISSIONS)/.),)
+    $(error SUBMISSIONS="$(SUBMISSIONS)" is not a folder; give the folder of .ipynb or .zip files to grade)
+  endif
+  ifeq ($(wildcard $(SUBMISSIONS)/*),)
+    $(error SUBMISSIONS="$(SUBMISSIONS)" is empty; put the .ipynb or .zip files to grade in it)
+  endif
+endif
 
 grade: venv dist/$(ASSIGNMENT)/.built  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>
-	$(HOST_PY) -m autograder.grade $(ASSIGNMENT) $(SUBMISSIONS) $(GRADE_ARGS)
+	$(HOST_PY) -m autograder.host.grade $(ASSIGNMENT) $(SUBMISSIONS) $(GRADE_ARGS)
 
 lab: image  ## JupyterLab from the image on http://localhost:8888 with the repository mounted
 	docker run --rm -it -p 127.0.0.1:8888:8888 --user $(LAB_UID) -e HOME=/tmp/home \

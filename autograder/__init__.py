@@ -1,3 +1,13 @@
-"""Shared library of the hidden tests and the grading path: jaxpr and StableHLO
-inspection (`inspection`), assertion helpers with student-facing messages (`checks`)
-and the C++ kernel build helper (`kernel_build`)."""
+"""The grading platform, one folder per place its code runs (the README's layout table):
+
+- shared/    used on both sides of the trust boundary: the wire protocol, the tests' API
+             (probe, checks), the poison pattern, submissions, the course's files.
+- witness/   the student's process (unprivileged, limited): runs the notebook, answers
+             questions. Everything here may be subverted by student code.
+- runner/    the trusted grading process in the container (root): runs the hidden tests,
+             starts and kills the witness, writes the results.
+- authoring/ instructors' tools run in the image: make assign, make validate, the bare floor.
+- host/      the instructor's machine (host venv): make grade, report, bench, demo.
+
+Imports point one way (tests/test_layout.py): nothing in runner/ or host/ reaches witness/.
+"""

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from autograder.kernel_build import load
+from kernels.build import load
 
 SOURCE = Path(__file__).with_name("custom_op.cpp")
 library = load(SOURCE)

@@ -4,7 +4,7 @@
 """
 from pathlib import Path
 
-from autograder.kernel_build import build
+from kernels.build import build
 
 if __name__ == "__main__":
     here = Path(__file__).parent

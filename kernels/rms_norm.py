@@ -6,7 +6,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from autograder.kernel_build import load_and_register
+from kernels.build import load_and_register
 
 SOURCE = Path(__file__).with_name("rms_norm.cc")
 TARGETS = {"rms_norm": "RmsNorm", "rms_norm_fwd": "RmsNormFwd", "rms_norm_bwd": "RmsNormBwd"}

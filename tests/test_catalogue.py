@@ -3,7 +3,7 @@ import ast
 
 import pytest
 
-from autograder import assignments, catalogue
+from autograder.shared import assignments, catalogue
 
 PRESENT = assignments.present()
 

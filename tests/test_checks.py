@@ -4,7 +4,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder import checks, facts, probe
+from autograder.shared import checks, probe
+from autograder.witness import facts
 from tests import counterfeits as cf
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from jax.experimental import io_callback
 
-from autograder import inspection as I
+from autograder.witness import inspection as I
 from kernels.rms_norm import rms_norm
 from tests import chapter_examples as ch
 from tests import counterfeits as cf

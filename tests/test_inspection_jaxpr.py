@@ -9,7 +9,7 @@ import pytest
 import scipy.special as sps
 from jax.extend.core.primitives import closed_call_p
 
-from autograder import inspection as I
+from autograder.witness import inspection as I
 from tests import chapter_examples as ch
 from tests import counterfeits as cf
 

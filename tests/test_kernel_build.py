@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder import kernel_build as kb
+from kernels import build as kb
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 

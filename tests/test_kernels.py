@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from jax.test_util import check_grads
 
-from autograder import inspection
+from autograder.witness import inspection
 from kernels.custom_op import custom_op_jax, custom_op_numpy
 from kernels.rms_norm import rms_norm, rms_norm_np64
 

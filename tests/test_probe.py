@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder import checks, probe, wire
-from autograder.guard import ModuleGuard
+from autograder.shared import checks, probe, wire
+from autograder.witness.guard import ModuleGuard
 
 
 def test_wire_round_trip_is_data_only():
@@ -28,10 +28,10 @@ def test_wire_refuses_pickles_and_oversized_messages():
         wire.decode({"$npy": base64.b64encode(buf.getvalue()).decode()})
     stream = io.BytesIO((10**9).to_bytes(8, "big") + b"{}")
     with pytest.raises(wire.WireError, match="exceeds"):
-        wire.receive(stream.read)
+        wire.receive(stream.read, 64 << 20)
     with pytest.raises(wire.WireError):
-        wire.receive(io.BytesIO(len(pickle.dumps(1)).to_bytes(8, "big") + pickle.dumps(1)).read)
-    assert wire.receive(io.BytesIO(wire.frame({"a": [1]})).read) == {"a": [1]}
+        wire.receive(io.BytesIO(len(pickle.dumps(1)).to_bytes(8, "big") + pickle.dumps(1)).read, 64 << 20)
+    assert wire.receive(io.BytesIO(wire.frame({"a": [1]})).read, 64 << 20) == {"a": [1]}
 
 
 def test_local_ask_evaluates_in_the_notebook_globals():
@@ -47,11 +47,11 @@ def test_local_ask_evaluates_in_the_notebook_globals():
 
 def test_remote_ask_turns_an_unanswered_question_into_a_sentence():
     def crashed(expr, inputs):
-        raise probe.Unanswered("Your kernel crashed with SIGSEGV while computing {what}")
+        raise probe.Unanswered("Your notebook's process crashed with SIGSEGV while computing {what}")
     ask = probe.connect(probe.Remote(crashed, seed=5))
     with pytest.raises(AssertionError) as e:
         ask.run("f(x)", what="jax.jit(f)")
-    assert str(e.value) == "Your kernel crashed with SIGSEGV while computing jax.jit(f)."
+    assert str(e.value) == "Your notebook's process crashed with SIGSEGV while computing jax.jit(f)."
     assert not np.array_equal(ask.normal(1, (4,)), probe.connect({}).normal(1, (4,)))
 
 

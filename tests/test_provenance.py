@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 import scipy.special as sps
 
-from autograder import checks, hostcall, poison, provenance
-from autograder import kernel_build as kb
+from autograder.shared import checks, poison
+from autograder.witness import hostcall, provenance
+from kernels import build as kb
 
 provenance.install()
 hostcall.install()

@@ -8,7 +8,8 @@ import pytest
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from autograder import checks, facts, inspection as I, poison
+from autograder.shared import checks, poison
+from autograder.witness import facts, inspection as I
 from tests import chapter_examples as ch
 
 X = jnp.asarray(np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32))

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from jax.interpreters import batching
 
-from autograder import checks, inspection as I
+from autograder.shared import checks
+from autograder.witness import inspection as I
 from tests import chapter_examples as ch
 
 A = jax.random.normal(jax.random.key(21), (3, 4, 5))

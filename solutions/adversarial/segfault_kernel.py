@@ -6,7 +6,7 @@ each test after a crash gets a fresh process.
 assignment: silu_ffi
 score: 2
 messages:
-  - Your kernel crashed with SIGSEGV
+  - Your notebook's process crashed with SIGSEGV
 """
 SILU_CC = r"""
 #include <cmath>

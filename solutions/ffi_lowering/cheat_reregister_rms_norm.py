@@ -11,7 +11,7 @@ messages:
 """
 import ctypes
 from pathlib import Path
-from autograder.kernel_build import load
+from kernels.build import load
 
 Path("my_rms.cc").write_text(r"""
 #include <cmath>

@@ -1,7 +1,7 @@
 """Was a cheat, now a valid answer: replaces jax.pure_callback with a fake that evaluates jax.scipy's version of the
 SciPy function it is given, so the answer reads like the reference while no host callback
 runs in the student's session. It gains nothing: the grader puts jax back before every
-question (autograder.guard), so gammaln_cb calls the real jax.pure_callback with SciPy's
+question (autograder.witness.guard), so gammaln_cb calls the real jax.pure_callback with SciPy's
 gammaln and digamma on the host, which is a correct answer, and gets full marks for it.
 
 score: 10

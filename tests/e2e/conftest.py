@@ -5,10 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from autograder import assignments, catalogue
+import dataclasses
+
+from autograder.shared import assignments, catalogue, config as settings
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGE = "jax-interop-grader:latest"
+CONFIG = settings.load()
+IMAGE = CONFIG.image
+
+
+def config_with(**containers) -> settings.Config:
+    """otter_config.json with some `containers` keys changed (a test's shorter timeout)."""
+    return dataclasses.replace(CONFIG, containers=dataclasses.replace(CONFIG.containers, **containers))
 
 
 def run(cmd, **kwargs) -> subprocess.CompletedProcess:

@@ -8,8 +8,9 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import assignments, catalogue, container, grade, submissions
-from tests.e2e.conftest import IMAGE, write_submission
+from autograder.shared import assignments, catalogue, submissions
+from autograder.host import grade
+from tests.e2e.conftest import CONFIG, config_with, write_submission
 
 NAME = "reduce_sum_rules"
 
@@ -34,8 +35,7 @@ def graded(built, tmp_path_factory):
     (subs / "g_notes.txt").write_text("not a notebook")
     with zipfile.ZipFile(subs / "h_traversal.zip", "w") as z:
         z.writestr("../../evil.ipynb", "{}")
-    rows = grade.grade_all(NAME, subs, d / "out", containers=2, limits=container.Limits(timeout_s=90),
-                           base_image=IMAGE, log=lambda *_: None)
+    rows = grade.grade_all(NAME, subs, d / "out", config_with(parallel=2, timeout_s=90), log=lambda *_: None)
     return d, {r.file: r for r in rows}
 
 
@@ -82,6 +82,6 @@ def test_zip_with_a_link_or_traversal_is_refused(tmp_path):
         with zipfile.ZipFile(path, "w") as z:
             for info, data in entries:
                 z.writestr(info, data)
-        s = submissions.check(path, NAME, tmp_path / "work")
+        s = submissions.check(path, NAME, tmp_path / "work", CONFIG.limits.notebook_bytes)
         assert s.notebook is None and s.problem
     assert not any(p.name == "n.ipynb" for p in tmp_path.rglob("*") if p.parent != tmp_path)

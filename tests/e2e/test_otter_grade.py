@@ -5,7 +5,7 @@ import os
 import sys
 from pathlib import Path
 
-from autograder import catalogue
+from autograder.shared import catalogue
 from tests.e2e.conftest import IMAGE, ROOT, run, write_submission
 
 

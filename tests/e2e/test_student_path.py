@@ -5,8 +5,8 @@ import json
 import os
 from pathlib import Path
 
-from autograder import container, grade
-from tests.e2e.conftest import IMAGE, run, write_submission
+from autograder.host import grade
+from tests.e2e.conftest import CONFIG, IMAGE, run, write_submission
 
 
 def test_check_export_and_grade(built, tmp_path):
@@ -30,6 +30,5 @@ def test_check_export_and_grade(built, tmp_path):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     (submissions / "student.zip").write_bytes(exports[0].read_bytes())
-    rows = grade.grade_all("reduce_sum_rules", submissions, tmp_path / "out", containers=1,
-                           limits=container.Limits(timeout_s=600), base_image=IMAGE, log=lambda *_: None)
+    rows = grade.grade_all("reduce_sum_rules", submissions, tmp_path / "out", CONFIG, log=lambda *_: None)
     assert [(r.file, sum(r.scores.values()), r.status) for r in rows] == [("student.zip", 10, "Completed")]

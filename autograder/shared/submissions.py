@@ -13,9 +13,6 @@ from pathlib import Path, PurePosixPath
 
 import nbformat
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
-
-
 @dataclass
 class Submission:
     file: str                   # the submitted file's name: the CSV's "file" column
@@ -23,7 +20,7 @@ class Submission:
     problem: str | None = None  # why it cannot be graded
 
 
-def _notebook_from_zip(path: Path, dest: Path) -> tuple[Path | None, str | None]:
+def _notebook_from_zip(path: Path, dest: Path, max_bytes: int) -> tuple[Path | None, str | None]:
     try:
         with zipfile.ZipFile(path) as z:
             names = [i for i in z.infolist() if not i.is_dir()]
@@ -32,8 +29,8 @@ def _notebook_from_zip(path: Path, dest: Path) -> tuple[Path | None, str | None]
                          and (i.external_attr >> 16) & 0o170000 != 0o120000]  # not a symlink
             if len(notebooks) != 1:
                 return None, f"the zip holds {len(notebooks)} top-level notebooks, expected 1"
-            if notebooks[0].file_size > MAX_NOTEBOOK_BYTES:
-                return None, "the notebook in the zip is larger than 20 MB"
+            if notebooks[0].file_size > max_bytes:
+                return None, f"the notebook in the zip is larger than {_mb(max_bytes)}"
             out = dest / PurePosixPath(notebooks[0].filename).name
             out.write_bytes(z.read(notebooks[0]))
             return out, None
@@ -41,17 +38,21 @@ def _notebook_from_zip(path: Path, dest: Path) -> tuple[Path | None, str | None]
         return None, f"not a readable zip file ({exc})"
 
 
-def check(path: Path, assignment: str, work: Path) -> Submission:
+def _mb(size: int) -> str:
+    return f"{size / 2**20:g} MB"
+
+
+def check(path: Path, assignment: str, work: Path, max_bytes: int) -> Submission:
     """Extract (for a zip) and check one submission; never raises for bad input."""
     dest = work / path.stem
     dest.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".zip":
-        notebook, problem = _notebook_from_zip(path, dest)
+        notebook, problem = _notebook_from_zip(path, dest, max_bytes)
         if problem:
             return Submission(path.name, None, problem)
     elif path.suffix == ".ipynb":
-        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-            return Submission(path.name, None, "the notebook is larger than 20 MB")
+        if path.stat().st_size > max_bytes:
+            return Submission(path.name, None, f"the notebook is larger than {_mb(max_bytes)}")
         notebook = dest / path.name
         notebook.write_bytes(path.read_bytes())
     else:
@@ -67,8 +68,8 @@ def check(path: Path, assignment: str, work: Path) -> Submission:
     return Submission(path.name, notebook)
 
 
-def collect(folder: Path, assignment: str, work: Path) -> list[Submission]:
+def collect(folder: Path, assignment: str, work: Path, max_bytes: int) -> list[Submission]:
     """Every file directly in `folder` (hidden files aside), sorted by name; files that are
     not notebooks get a row with the reason too."""
     paths = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    return [check(p, assignment, work) for p in paths]
+    return [check(p, assignment, work, max_bytes) for p in paths]

@@ -5,8 +5,8 @@
 
 1. Lock /autograder (source with the hidden tests, submission, results) to root.
 2. Take the one notebook out of /autograder/submission (a zip from grader.export() is
-   unpacked safely: autograder.submissions); check it is this assignment's.
-3. Start the witness (autograder.sandbox): the notebook runs as `student` with limits.
+   unpacked safely: autograder.shared.submissions); check it is this assignment's.
+3. Start the witness (autograder.runner.sandbox): the notebook runs as `student` with limits.
 4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
    to the witness, only data comes back, the verdict is reached in this process.
 5. Kill every student process, then write Otter's results.json and results.pkl (both
@@ -27,9 +27,9 @@ from pathlib import Path
 from otter.run.run_autograder.autograder_config import AutograderConfig
 from otter.test_files import ExceptionTestFile, GradingResults
 
-from autograder import submissions
-from autograder.probe import Remote, Unanswered
-from autograder.sandbox import Witness, become_subreaper, kill_user
+from autograder.shared import config as settings, submissions
+from autograder.shared.probe import Remote, Unanswered
+from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
 def lock_down(root: Path) -> None:
@@ -40,14 +40,14 @@ def lock_down(root: Path) -> None:
             os.chmod(child, 0o700)
 
 
-def find_notebook(submission: Path, assignment: str, work: Path) -> submissions.Submission:
+def find_notebook(submission: Path, assignment: str, work: Path, max_bytes: int) -> submissions.Submission:
     files = sorted(p for p in submission.iterdir() if p.is_file() and not p.is_symlink()
                    and p.suffix in (".ipynb", ".zip"))
     notebooks = [p for p in files if p.suffix == ".ipynb"] or files
     if len(notebooks) != 1:
         return submissions.Submission("", None, f"the submission holds {len(notebooks)} notebooks "
                                                "(or zips from grader.export()), expected 1")
-    return submissions.check(notebooks[0], assignment, work)
+    return submissions.check(notebooks[0], assignment, work, max_bytes)
 
 
 def student_copy(notebook: Path, work: Path, user: str) -> Path:
@@ -69,8 +69,10 @@ def _unanswerable(reason: str):
     return answer
 
 
-def grade(root: Path, config: dict, user: str = "student") -> GradingResults:
+def grade_submission(root: Path, config: dict, user: str = "student") -> GradingResults:
+    """Run every test file against the witness of /autograder/submission's notebook."""
     source = root / "source"
+    limits = settings.runner_limits(config)
     lock_down(root)
     tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
     work = Path(tempfile.mkdtemp(prefix="grading-"))
@@ -78,13 +80,14 @@ def grade(root: Path, config: dict, user: str = "student") -> GradingResults:
     notes: list[str] = []
     witness = None
     try:
-        found = find_notebook(root / "submission", config.get("assignment_name", ""), work)
+        found = find_notebook(root / "submission", config.get("assignment_name", ""), work,
+                              limits.notebook_bytes)
         if found.problem:
             notes.append(f"Your submission could not be graded: {found.problem}.")
             answer = _unanswerable("{what} was not computed: the submission could not be graded "
                                    f"({found.problem})")
         else:
-            witness = Witness(student_copy(found.notebook, work, user), work / "student", user)
+            witness = Witness(student_copy(found.notebook, work, user), work / "student", limits, user)
             answer = witness.answer
         env = Remote(answer, seed=secrets.randbits(32))
         for test_file in tests:
@@ -111,7 +114,7 @@ def _log_output(witness: Witness) -> None:
 
 
 def write_results(results: GradingResults, root: Path, config: dict) -> dict:
-    output = results.to_gradescope_dict(AutograderConfig(config))
+    output = results.to_gradescope_dict(AutograderConfig({k: v for k, v in config.items() if k != "limits"}))
     out = root / "results"
     out.mkdir(exist_ok=True)
     (out / "results.json").write_text(json.dumps(output, indent=2))
@@ -124,7 +127,7 @@ def main(root: str = "/autograder", user: str = "student") -> None:
     become_subreaper()
     path = Path(root)
     config = json.loads((path / "source" / "otter_config.json").read_text())
-    results = grade(path, config, user)
+    results = grade_submission(path, config, user)
     output = write_results(results, path, config)
     print(f"score: {results.total} / {results.possible}")
     if "output" in output:

@@ -2,8 +2,8 @@
 
 These run where the student's code runs (the witness, or the notebook itself under
 `grader.check`) and return only lists, dicts, strings, numbers and arrays, which
-`autograder.wire` carries back to the grader. They only observe: the verdict is
-reached by the test code in the grader's process. See autograder/probe.py.
+`autograder.shared.wire` carries back to the grader. They only observe: the verdict is
+reached by the test code in the grader's process. See autograder/shared/probe.py.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder import hostcall, inspection
+from autograder.witness import hostcall, inspection
 
 _PRIMITIVES = {"pure_callback": inspection.pure_callback_p, "io_callback": inspection.io_callback_p,
                "debug_callback": inspection.debug_callback_p, "ffi_call": inspection.ffi_call_p}
@@ -77,7 +77,7 @@ def _student_call(flat, *flat_args):
 def host_calls(fn: Callable, example, inputs: list) -> dict:
     """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
     host function directly on each of `inputs`, observed from below Python
-    (autograder.hostcall). Returns {"callbacks": how many callback equations, "calls": [per
+    (autograder.witness.hostcall). Returns {"callbacks": how many callback equations, "calls": [per
     input: {"outputs": how many, "type": the first output's class, "value": the first
     output as an array, "values": every output as an array} or {"error"}, and in both cases
     "stdout" (everything it printed or wrote to fds 1 and 2; "stderr" is kept empty),
@@ -118,7 +118,7 @@ def _operand_like(aval, example: np.ndarray) -> np.ndarray:
 def host_functions(fn: Callable, example) -> list[dict]:
     """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
     order, with its host function (the student's own function; JAX's flattening wrapper is
-    left out) called once, directly and observed from below Python (autograder.hostcall),
+    left out) called once, directly and observed from below Python (autograder.witness.hostcall),
     on NumPy arrays shaped and typed like its operands (`example`'s values when the sizes
     agree). Each entry: {"primitive", "declared": [[shape, dtype] per declared result],
     "returned": [[shape, dtype, class name] per output] or "error", "jax": whether JAX code
@@ -148,7 +148,7 @@ def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> dict:
     poisoned wherever it is referenced; a report shaped like provenance.trace's."""
     import jax
 
-    from autograder import provenance
+    from autograder.witness import provenance
     report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
     provenance.poison_replaced(report, fn, args, replace)
     return report
@@ -171,7 +171,7 @@ _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 
 
 def _state(namespace: dict, host) -> dict:
-    """A deep fingerprint (autograder.hostcall) of every notebook global and of the host
+    """A deep fingerprint (autograder.witness.hostcall) of every notebook global and of the host
     function itself (its attributes, closure and defaults), by name."""
     roots = {n: v for n, v in list(namespace.items())
              if not n.startswith("_") and n not in _IPYTHON_NAMES}
@@ -183,7 +183,7 @@ def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> 
     """Find the one callback of make_jaxpr(fn)(example), as host_calls does; fingerprint
     `namespace` (the notebook's globals: pass __notebook__) deeply, with the host function's
     own state, and list the working folder; call the host function on each input, observed
-    (autograder.hostcall), then fn and jax.jit(fn) on each input as a jax array, as JAX
+    (autograder.witness.hostcall), then fn and jax.jit(fn) on each input as a jax array, as JAX
     runs the callback (their failures are ignored here: only their effects are observed);
     fingerprint again. Returns {"callbacks", "errors": [None or "Error: message" per host
     call], "changed", "added", "removed": names of globals ("(the host function)" for its
@@ -234,7 +234,8 @@ def eager_trace(fn: Callable, *args) -> dict:
     import jax
     from jax._src import callback
 
-    from autograder import poison, provenance
+    from autograder.shared import poison
+    from autograder.witness import provenance
     report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
     original, sizes = callback._FlatCallback.__call__, []
 
@@ -259,7 +260,7 @@ def eager_trace(fn: Callable, *args) -> dict:
 
 # ---- reduce_sum_rules ----
 
-from autograder.rule_poison import primitive_state, rule_dependence  # noqa: E402,F401
+from autograder.witness.rule_poison import primitive_state, rule_dependence  # noqa: E402,F401
 
 
 # ---- ffi_lowering ----

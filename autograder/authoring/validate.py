@@ -2,7 +2,7 @@
 and check that each gets exactly the score and the messages its file states. Runs as
 root in the grading image: each answer goes through autograder.runner, as on Gradescope.
 
-    python -m autograder.validate [NAME ...] [--jobs N]
+    python -m autograder.authoring.validate [NAME ...] [--jobs N]
 
 Also grades each student notebook exactly as shipped, which must not earn full marks,
 and every attack in solutions/adversarial/ (score, messages, and what must not happen:
@@ -26,13 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import assignments, catalogue, sandbox
-
-TIMEOUT_S = 600
-
+from autograder.shared import assignments, catalogue, config as settings
+from autograder.runner import sandbox
 
 @dataclass
-class Row:
+class Checked:
+    """One line of make validate's table: an answer, its expected and actual score."""
     assignment: str
     answer: str
     expected: str
@@ -40,11 +39,6 @@ class Row:
     ok: bool
     detail: str
     seconds: float
-
-
-# Attacks wait less: an endless loop would otherwise hold a job for the full 480 s.
-ATTACK_LIMITS = "total_s=400,notebook_s=60,question_s=40"
-MAX_LOG_BYTES = 1 << 20
 
 
 @dataclass
@@ -56,17 +50,24 @@ class Graded:
     log_bytes: int      # how much the runner printed (the instructor's log)
 
 
-def grade(submission: Path, assignment: str, root: Path, user: str, limits: str = "") -> Graded:
+def run_runner(submission: Path, assignment: str, root: Path, user: str,
+               validate: settings.ValidateSettings, attack: bool = False) -> Graded:
     """Grade one submission with the trusted runner, in an /autograder-like folder `root`
-    holding the autograder zip's files (as on Gradescope)."""
+    holding the autograder zip's files (as on Gradescope). Attacks wait less (the config's
+    validate.attack_limits): an endless loop would otherwise hold a job for minutes."""
     with zipfile.ZipFile(assignments.autograder_zip(assignment)) as z:
         z.extractall(root / "source")
+    if attack:
+        zip_config = root / "source" / settings.FILE
+        data = json.loads(zip_config.read_text())
+        data["limits"].update(validate.attack_limits)
+        zip_config.write_text(json.dumps(data))
     (root / "submission").mkdir()
     shutil.copy(submission, root / "submission" / submission.name)
     # A canary secret in the runner's environment: solutions/adversarial/env_secrets.py hunts it.
-    env = {**os.environ, "AUTOGRADER_LIMITS": limits, "GRADER_TOKEN": "canary-3b1f"}
+    env = {**os.environ, "GRADER_TOKEN": "canary-3b1f"}
     proc = subprocess.run([sys.executable, "-I", "-m", "autograder.runner", str(root), user],
-                          capture_output=True, timeout=TIMEOUT_S, env=env)
+                          capture_output=True, timeout=validate.runner_timeout_s, env=env)
     results = root / "results" / "results.json"
     if proc.returncode != 0 or not results.exists():
         raise RuntimeError(f"the runner failed ({proc.returncode}): "
@@ -99,7 +100,8 @@ class _Payload:
         return (os.system, ("touch /tmp/pwned-$(id -u)",))
 
 
-def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: queue.Queue) -> Row:
+def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: queue.Queue,
+           validate: settings.ValidateSettings) -> Checked:
     name = answer.name if answer else "(as shipped)"
     folder = work / assignment / name
     folder.mkdir(parents=True)
@@ -108,27 +110,27 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     t0 = time.perf_counter()
     user = users.get()   # one account per parallel grading: the runner kills all its processes
     try:
-        got = grade(submission, assignment, folder / "ag", user, ATTACK_LIMITS if attack else "")
+        got = run_runner(submission, assignment, folder / "ag", user, validate, attack)
         survivors = sandbox.processes_of(user)
     except Exception as exc:  # a grading failure is a mismatch, reported in the table
-        return Row(assignment, name, f"{answer.score:g}" if answer else "<max", "error", False,
+        return Checked(assignment, name, f"{answer.score:g}" if answer else "<max", "error", False,
                    str(exc)[:500], time.perf_counter() - t0)
     finally:
         users.put(user)
     seconds = time.perf_counter() - t0
     if answer is None:
-        return Row(assignment, name, f"<{got.possible:g}", f"{got.score:g}", got.score < got.possible,
+        return Checked(assignment, name, f"<{got.possible:g}", f"{got.score:g}", got.score < got.possible,
                    "" if got.score < got.possible else "the untouched notebook earns full marks", seconds)
     problems = [f"missing message {m!r}" for m in answer.messages if m not in got.feedback]
     problems += [f"{s!r} appears in the results" for s in answer.absent if s in got.results]
     problems += [f"{m} exists after grading" for m in answer.markers if Path(m).exists()]
     if survivors:
         problems.append(f"{len(survivors)} processes of {user} survived grading")
-    if got.log_bytes > MAX_LOG_BYTES:
+    if got.log_bytes > validate.log_bytes:
         problems.append(f"the runner printed {got.log_bytes} bytes")
     ok = abs(got.score - answer.score) < 1e-6 and not problems
     detail = "" if ok else "; ".join(problems) + "\nfeedback:\n" + got.feedback
-    return Row(assignment, name, f"{answer.score:g}", f"{got.score:g}", ok, detail, seconds)
+    return Checked(assignment, name, f"{answer.score:g}", f"{got.score:g}", ok, detail, seconds)
 
 
 def grading_account(name: str) -> str:
@@ -143,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", default=[*assignments.present(), "adversarial"],
                         help="assignments, and/or 'adversarial' for the attacks (default: all)")
-    parser.add_argument("--jobs", type=int, default=2)
+    validate = settings.load().validate
+    parser.add_argument("--jobs", type=int, default=validate.jobs)
     args = parser.parse_args(argv)
     jobs = [(a, n) for n in args.names if n != "adversarial" for a in [None, *catalogue.answers(n)]]
     if "adversarial" in args.names:
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.jobs):
         users.put(grading_account(f"grader{i}"))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda job: _check(job[0], job[1], Path(tmp), users), jobs))
+        rows = list(pool.map(lambda job: _check(job[0], job[1], Path(tmp), users, validate), jobs))
     print(f"\n{'assignment':22s} {'answer':34s} {'expected':>8s} {'got':>6s}  verdict   time")
     for r in rows:
         print(f"{r.assignment:22s} {r.answer:34s} {r.expected:>8s} {r.got:>6s}  "

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 
-from autograder.cases import Case
+from autograder.shared.cases import Case
 
 
 @dataclass

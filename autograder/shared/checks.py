@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder import wire
+from autograder.shared import wire
 
 
 def fail(message: str):
@@ -105,7 +105,7 @@ def expect_ffi_calls(calls: list[dict], *, message: str, at_least: int = 1) -> l
     return ffi
 
 
-# ---- provenance: what a result depends on (reports of autograder.provenance.trace) ----
+# ---- provenance: what a result depends on (reports of autograder.witness.provenance.trace) ----
 
 def _poisoned(report: dict, piece: str):
     entry = report["poisoned"].get(piece)
@@ -116,7 +116,7 @@ def expect_depends(report: dict, piece: str, *, message: str) -> None:
     """Every element of every output changed when `piece` was poisoned: the output depends
     on it everywhere (a decoy, a result multiplied by zero or dropped as dead code changes
     nothing). `message` says what is missing, for the student."""
-    from autograder import poison
+    from autograder.shared import poison
     entry = _poisoned(report, piece)
     expect(entry is not None, message)
     for clean, poisoned in zip(report["value"], entry["outputs"]):
@@ -129,7 +129,7 @@ def expect_depends(report: dict, piece: str, *, message: str) -> None:
 def expect_straight(report: dict, piece: str, *, message: str, outputs: slice = slice(None)) -> None:
     """Every element of the chosen outputs IS an output of `piece`, copied with nothing
     computed after it (reshapes and transposes are fine)."""
-    from autograder import poison
+    from autograder.shared import poison
     entry = _poisoned(report, piece)
     expect(entry is not None, message)
     for poisoned in entry["outputs"][outputs]:
@@ -138,14 +138,14 @@ def expect_straight(report: dict, piece: str, *, message: str, outputs: slice = 
 
 
 def expect_no_ops(opcodes: list[str], forbidden: set[str], *, message: str) -> None:
-    """None of `forbidden` (HLO opcodes, autograder.provenance.hlo_opcodes) is in the
+    """None of `forbidden` (HLO opcodes, autograder.witness.provenance.hlo_opcodes) is in the
     optimized program; `message` is completed with the ones found."""
     found = sorted(set(opcodes) & set(forbidden))
     if found:
         fail(f"{message} (found: {', '.join(found)}).")
 
 
-# HLO operations that compute a transcendental function (autograder.provenance spells
+# HLO operations that compute a transcendental function (autograder.witness.provenance spells
 # HloOpcode.kExpm1 "expm1", kLogistic "logistic", ...).
 TRANSCENDENTAL = frozenset({
     "exp", "exp2", "expm1", "log", "log1p", "log2", "logistic", "tanh", "tan", "sin", "cos",

@@ -4,7 +4,7 @@
 
 Started by autograder.runner as the unprivileged `student` user with resource limits, in
 a work folder holding only the notebook. It never sees a test: it receives expressions
-with their inputs (autograder.probe) and sends back plain data (autograder.wire).
+with their inputs (autograder.shared.probe) and sends back plain data (autograder.shared.wire).
 Messages it sends: {"cell": i} before each code cell, {"ready": {"errors": [...]}}
 after the notebook, then one reply per question.
 """
@@ -15,18 +15,7 @@ import sys
 
 import nbformat
 
-
-def gradable_cells(nb) -> list[tuple[int, str]]:
-    """(index, source) of the code cells to run. Otter's own cells (init, grader.check,
-    grader.export: every line of them is Otter's) are not part of the work; a cell that
-    also holds other code runs whole."""
-    cells = []
-    for index, cell in enumerate(nb.cells):
-        lines = [l.strip() for l in cell.source.splitlines()] if cell.cell_type == "code" else []
-        code = [l for l in lines if l and not l.startswith("#")]
-        if code and not all(l.startswith(("import otter", "grader.", "grader =")) for l in code):
-            cells.append((index, cell.source))
-    return cells
+from autograder.witness.cells import gradable_cells
 
 
 def _prepare():
@@ -38,8 +27,8 @@ def _prepare():
     import jax.test_util  # noqa: F401
     import scipy.special  # noqa: F401
 
-    from autograder import facts, hostcall, probe, provenance  # noqa: F401
-    from autograder.guard import ModuleGuard
+    from autograder.witness import evaluate, facts, hostcall, provenance  # noqa: F401
+    from autograder.witness.guard import ModuleGuard
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
@@ -53,7 +42,8 @@ def _prepare():
 
 
 def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
-    from autograder import checks, probe, wire
+    from autograder.shared import checks, wire
+    from autograder.witness.evaluate import evaluate
 
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
@@ -71,11 +61,11 @@ def main(notebook: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
     sys.stdout.flush()
     wire.send(replies, {"ready": {"errors": errors}})
     while True:
-        message = wire.receive(requests.read)
+        message = wire.receive(requests.read, None)
         if message.get("op") != "eval":
             break
         guard.restore()
-        reply = probe.evaluate(shell.user_ns, message["expr"], message.get("inputs", {}))
+        reply = evaluate(shell.user_ns, message["expr"], message.get("inputs", {}))
         sys.stdout.flush()
         wire.send(replies, reply)
 

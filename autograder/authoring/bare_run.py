@@ -1,8 +1,8 @@
 """The grading work done bare, for `make bench`: in ONE Python process, execute the code
 cells of a notebook and run the autograder zip's tests against its globals, with no
-kernel, no container set-up and no Otter run. Prints one JSON line.
+Jupyter kernel, no container set-up and no Otter run. Prints one JSON line.
 
-    python -m autograder.bare_run NOTEBOOK AUTOGRADER_ZIP
+    python -m autograder.authoring.bare_run NOTEBOOK AUTOGRADER_ZIP
 """
 import json
 import resource
@@ -15,7 +15,7 @@ t0 = time.perf_counter()
 import nbformat  # noqa: E402
 from otter.test_files import ExceptionTestFile  # noqa: E402
 
-from autograder.witness import gradable_cells  # noqa: E402
+from autograder.witness.cells import gradable_cells  # noqa: E402
 
 
 def main(notebook: str, zip_path: str) -> None:

@@ -1,7 +1,7 @@
 """Where a result comes from: the answer's compiled program re-run with pieces poisoned.
 
 Runs where the student's code runs (the witness; the notebook itself under Otter's own
-runs) and returns plain data; the verdict is the grader's (autograder/checks.py).
+runs) and returns plain data; the verdict is the grader's (autograder/shared/checks.py).
 
 - `trace(fn, *args, ...)`: lowers `jax.jit(fn)` on the grader's inputs and runs the
   compiled program as it is ("value"), then with every custom_call of one kind (registered
@@ -30,7 +30,8 @@ from gc import get_referrers  # bound at import, before any student code (see ho
 import jax
 import numpy as np
 
-from autograder import inspection, poison
+from autograder.witness import inspection
+from autograder.shared import poison
 
 _registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path}
 
@@ -89,7 +90,7 @@ def install() -> None:
             _record(name, fn)
             return _handler(name, fn, *args, **kwargs)
         xla_client._custom_callback_handler[platform] = direct
-    from autograder.kernel_build import load_and_register
+    from kernels.build import load_and_register
     load_and_register(os.path.join(_kernels_dir(), "poison.cc"), {poison.TARGET: poison.SYMBOL})
     _record_course_kernels()
 

@@ -24,7 +24,7 @@ def primitive_state(primitive, example, axis: tuple) -> dict:
     import jax.numpy as jnp
     from jax.extend.core import Primitive
 
-    from autograder.checks import describe
+    from autograder.shared.checks import describe
     cls = type(primitive)
     state = {"type": f"{cls.__module__}.{cls.__qualname__}", "plain": cls is Primitive,
              "attributes": sorted(str(k) for k in getattr(primitive, "__dict__", {})),
@@ -50,10 +50,10 @@ def _aval_data(result) -> dict:
 
 
 def _weights(shape, dtype):
-    """Poison weights shaped like an operand: 2 * autograder.poison.values, never 1 or 0."""
+    """Poison weights shaped like an operand: 2 * autograder.shared.poison.values, never 1 or 0."""
     import jax.numpy as jnp
 
-    from autograder import poison
+    from autograder.shared import poison
     shape = tuple(int(d) for d in shape)
     return jnp.asarray(2 * poison.values(int(np.prod(shape, dtype=np.int64))).reshape(shape), dtype)
 
@@ -138,7 +138,7 @@ def rule_dependence(fn: Callable, *args, primitive,
     """Where the values of `fn(*args)` come from, for a primitive `primitive` with an `axis`
     parameter (a sum over axis): evaluate fn(*args) as it is ("value": flat outputs), then
     once per piece with that piece of the primitive swapped for a poison (the same sum, or
-    its transpose, with every operand element weighted by 2 * autograder.poison.values, so a
+    its transpose, with every operand element weighted by 2 * autograder.shared.poison.values, so a
     piece fed zeros or whose result is multiplied by zero changes nothing): "jvp", "transpose",
     "batching" (the rule registered in ad.primitive_jvps, ad.primitive_transposes,
     batching.primitive_batchers) and "primitive" (its impl and every lowering registered
@@ -148,7 +148,7 @@ def rule_dependence(fn: Callable, *args, primitive,
     tables, impl and lowerings are put back whatever happens."""
     import jax
 
-    from autograder.checks import describe
+    from autograder.shared.checks import describe
 
     def flat(outputs):
         return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]

@@ -12,13 +12,7 @@ from pathlib import Path
 from python_on_whales import docker
 from python_on_whales.exceptions import DockerException
 
-
-@dataclass(frozen=True)
-class Limits:
-    timeout_s: int = 600       # Gradescope's default
-    memory: str = "768m"       # Gradescope's default
-    cpus: float = 1.0
-    pids: int = 512
+from autograder.shared.config import ContainerLimits
 
 
 @dataclass
@@ -35,7 +29,8 @@ _MEASURED = ("/autograder/run_autograder; s=$?; echo PEAK_BYTES=$(cat /sys/fs/cg
              " 2>/dev/null || cat /sys/fs/cgroup/memory.peak 2>/dev/null); exit $s")
 
 
-def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = False) -> Outcome:
+def grade_in_container(image: str, notebook: Path, limits: ContainerLimits,
+                       measure_memory: bool = False) -> Outcome:
     t0 = time.monotonic()
     command = ["bash", "-c", _MEASURED] if measure_memory else ["/autograder/run_autograder"]
     container = docker.container.create(
@@ -49,18 +44,16 @@ def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = Fal
             container.reload()
         if container.state.running:
             container.kill()
-            return Outcome(None, f"timed out after {limits.timeout_s} s", time.monotonic() - t0,
+            return Outcome(None, f"timed out after {limits.timeout_s:g} s", time.monotonic() - t0,
                            _logs(container))
         if container.state.oom_killed:
             return Outcome(None, f"ran out of memory (limit {limits.memory})", time.monotonic() - t0,
                            _logs(container))
-        results = _results(container)
+        results = _results(container, limits.results_bytes)
         if results is None:
             log = _logs(container)
-            died = "DeadKernelError" in log or "Kernel died" in log
-            status = ("the notebook's kernel died (a crash in compiled code, os.abort or a fatal signal)"
-                      if died else f"the autograder produced no results (exit code {container.state.exit_code})")
-            return Outcome(None, status, time.monotonic() - t0, log)
+            return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
+                           time.monotonic() - t0, log)
         log = _logs(container)
         peak = [l.split("=", 1)[1] for l in log.splitlines() if l.startswith("PEAK_BYTES=")]
         return Outcome(results, "Completed", time.monotonic() - t0, log,
@@ -69,14 +62,11 @@ def grade(image: str, notebook: Path, limits: Limits, measure_memory: bool = Fal
         container.remove(force=True)
 
 
-MAX_RESULTS_BYTES = 5 * 1024 * 1024
-
-
-def _results(container) -> dict | None:
+def _results(container, max_bytes: int) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             docker.container.copy((container, "/autograder/results/results.json"), Path(tmp) / "r.json")
-            if (Path(tmp) / "r.json").stat().st_size > MAX_RESULTS_BYTES:
+            if (Path(tmp) / "r.json").stat().st_size > max_bytes:
                 return None
             return json.loads((Path(tmp) / "r.json").read_text())
         except (DockerException, OSError, ValueError):

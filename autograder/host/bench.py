@@ -1,10 +1,10 @@
 """`make bench`: how long grading takes and how much memory it needs, measured, printed.
 
-    python -m autograder.bench [NAME ...] [--batch 20]
+    python -m autograder.host.bench [NAME ...] [--batch 20]
 
 Per assignment (its reference answer, warm image): the wall time of make grade's path
 for one submission; the same work done bare in one process in the image (execute the
-notebook's code, run its tests: autograder.bare_run); their ratio; and the grading
+notebook's code, run its tests: autograder.authoring.bare_run); their ratio; and the grading
 container's peak memory (the cgroup's own figure). Then the throughput of one batch of
 `--batch` submissions (catalogue answers of the first assignment, cycled) with 1 and
 with 2 containers. All ratios come from this one run.
@@ -12,6 +12,7 @@ with 2 containers. All ratios come from this one run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import shutil
@@ -21,19 +22,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import assignments, catalogue, container, grade
+from autograder.shared import assignments, catalogue, config as settings
+from autograder.host import grade
 
-IMAGE = "jax-interop-grader:latest"
 QUIET = lambda *_: None  # noqa: E731
 
 
-def bare(name: str) -> dict:
-    """Run autograder.bare_run on the reference notebook in a fresh container."""
+def bare(name: str, image: str) -> dict:
+    """Run autograder.authoring.bare_run on the reference notebook in a fresh container."""
     root = assignments.repo_root()
     t0 = time.perf_counter()
     out = subprocess.run(
         ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo", "-w", "/tmp",
-         "-e", "PYTHONPATH=/repo", IMAGE, "python", "-m", "autograder.bare_run",
+         "-e", "PYTHONPATH=/repo", image, "python", "-m", "autograder.authoring.bare_run",
          f"/repo/{assignments.autograder_notebook(name).relative_to(root)}",
          f"/repo/{assignments.autograder_zip(name).relative_to(root)}"],
         capture_output=True, text=True, check=True).stdout
@@ -42,18 +43,18 @@ def bare(name: str) -> dict:
     return result
 
 
-def one_submission(name: str, work: Path):
+def one_submission(name: str, work: Path, config: settings.Config):
     folder = work / name
     folder.mkdir(parents=True)
     catalogue.write_submission(name, (assignments.solutions(name) / "reference.py").read_text(),
                                folder / "reference.ipynb")
     t0 = time.perf_counter()
-    (row,) = grade.grade_all(name, folder, work / f"{name}-out", containers=1, limits=container.Limits(),
-                             base_image=IMAGE, log=QUIET, measure_memory=True)
+    one = dataclasses.replace(config, containers=dataclasses.replace(config.containers, parallel=1))
+    (row,) = grade.grade_all(name, folder, work / f"{name}-out", one, log=QUIET, measure_memory=True)
     return time.perf_counter() - t0, row
 
 
-def throughput(name: str, work: Path, batch: int) -> dict[int, float]:
+def throughput(name: str, work: Path, batch: int, config: settings.Config) -> dict[int, float]:
     folder = work / "batch"
     folder.mkdir()
     answers = itertools.cycle(catalogue.answers(name))
@@ -63,8 +64,8 @@ def throughput(name: str, work: Path, batch: int) -> dict[int, float]:
     minutes = {}
     for n in (1, 2):
         t0 = time.perf_counter()
-        grade.grade_all(name, folder, work / f"batch-out-{n}", containers=n, limits=container.Limits(),
-                        base_image=IMAGE, log=QUIET)
+        parallel = dataclasses.replace(config, containers=dataclasses.replace(config.containers, parallel=n))
+        grade.grade_all(name, folder, work / f"batch-out-{n}", parallel, log=QUIET)
         minutes[n] = (time.perf_counter() - t0) / 60
     return minutes
 
@@ -74,17 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", default=assignments.present())
     parser.add_argument("--batch", type=int, default=20)
     args = parser.parse_args(argv)
+    config = settings.load_or_exit()
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
         print(f"{'assignment':22s} {'make grade':>10s} {'bare':>7s} {'ratio':>6s} {'peak MB':>8s} "
               f"{'bare RSS MB':>11s} {'score':>6s}", flush=True)
         for name in args.names:
-            wall, row = one_submission(name, work)
-            b = bare(name)
+            wall, row = one_submission(name, work, config)
+            b = bare(name, config.image)
             print(f"{name:22s} {wall:9.1f}s {b['wall']:6.1f}s {wall / b['wall']:5.1f}x "
                   f"{row.peak_mb or float('nan'):8.0f} {b['peak_rss_mb']:11.0f} "
                   f"{sum(row.scores.values()):g}/{b['score']:g}", flush=True)
-        minutes = throughput(args.names[0], work, args.batch)
+        minutes = throughput(args.names[0], work, args.batch, config)
         print(f"\nbatch of {args.batch} {args.names[0]} submissions: "
               + ", ".join(f"{n} container{'s' * (n > 1)}: {m:.1f} min ({args.batch / m:.1f}/min)"
                           for n, m in minutes.items())

@@ -5,7 +5,7 @@ user with resource limits, answering questions over a pair of pipes.
   (address space, processes, file size, open files, CPU time, no core dumps), a clean
   environment, and a work folder holding only the notebook.
 - Its output (the notebook's prints, compiler messages) is drained by a thread and kept
-  up to OUTPUT_BYTES for the instructor's log; the rest is counted and dropped.
+  up to limits.output_bytes for the instructor's log; the rest is counted and dropped.
 - A cell that crashes or hangs the process is skipped on the next start; a question
   that crashes or hangs it fails with the reason (`Unanswered`) and the next question
   gets a fresh process. Every process of the student's uid is killed on `close()`.
@@ -23,31 +23,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import wire
-from autograder.probe import Unanswered
+from autograder.shared import wire
+from autograder.shared.config import Limits
+from autograder.shared.probe import Unanswered
 
 
-@dataclass(frozen=True)
-class Limits:
-    total_s: float = 480.0        # all of it: Gradescope stops the container at 600 s
-    notebook_s: float = 240.0     # the whole notebook, per start
-    question_s: float = 90.0      # one question
-    starts: int = 8               # notebook (re)starts per grading
-    address_space: int = 4 << 30  # RLIMIT_AS: JAX alone maps ~1.5 GB of address space
-    processes: int = 256          # RLIMIT_NPROC for the student's uid (threads count)
-    file_size: int = 64 << 20     # RLIMIT_FSIZE
-    open_files: int = 1024
-    cpu_s: int = 900
-
-    @classmethod
-    def from_env(cls) -> "Limits":
-        """Defaults, overridden by AUTOGRADER_LIMITS="question_s=30,total_s=120" (the
-        grader's own environment: make validate shortens the waits this way)."""
-        pairs = [p.split("=", 1) for p in os.environ.get("AUTOGRADER_LIMITS", "").split(",") if "=" in p]
-        return cls(**{k: type(getattr(cls, k))(float(v)) for k, v in pairs if k in cls.__dataclass_fields__})
-
-
-OUTPUT_BYTES = 256 * 1024
 # What a reply that is not a well-formed message raises while it is read and used.
 PROTOCOL_ERRORS = (wire.WireError, ValueError, TypeError, AttributeError, KeyError, RecursionError)
 BROKE_PROTOCOL = "wrote to the grader's pipe and broke the grading protocol"
@@ -78,8 +58,8 @@ def death(returncode: int) -> str:
 class Witness:
     notebook: Path
     work: Path
+    limits: Limits                                       # otter_config.json's `limits`
     user: str = "student"
-    limits: Limits = field(default_factory=Limits.from_env)
     skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
     errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
     log: bytearray = field(default_factory=bytearray)
@@ -89,9 +69,9 @@ class Witness:
     born: float = field(default_factory=time.monotonic)
 
     def _left(self) -> float:
-        left = self.born + self.limits.total_s - time.monotonic()
+        left = self.born + self.limits.grading_s - time.monotonic()
         if left <= 0:
-            raise Unanswered(f"{{what}} was not computed: the {self.limits.total_s:.0f} s of grading "
+            raise Unanswered(f"{{what}} was not computed: the {self.limits.grading_s:.0f} s of grading "
                              "time were used up")
         return left
 
@@ -109,8 +89,8 @@ class Witness:
         lim = self.limits
         cmd = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
                "--clear-groups", "--no-new-privs", "--inh-caps=-all",
-               "prlimit", f"--as={lim.address_space}", f"--nproc={lim.processes}",
-               f"--fsize={lim.file_size}", f"--nofile={lim.open_files}", f"--cpu={lim.cpu_s}",
+               "prlimit", f"--as={lim.address_space_bytes}", f"--nproc={lim.processes}",
+               f"--fsize={lim.file_bytes}", f"--nofile={lim.open_files}", f"--cpu={lim.cpu_s}",
                "--core=0", "--",
                sys.executable, "-I", "-m", "autograder.witness", str(self.notebook),
                str(req_r), str(rep_w), ",".join(map(str, sorted(self.skip)))]
@@ -124,7 +104,7 @@ class Witness:
 
     def _drain(self, stream) -> None:
         while chunk := stream.read1(65536):
-            room = OUTPUT_BYTES - len(self.log)
+            room = self.limits.output_bytes - len(self.log)
             self.log += chunk[:max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
 
@@ -141,7 +121,7 @@ class Witness:
         return data
 
     def _receive(self, deadline: float) -> dict:
-        return wire.receive(lambda n: self._read(n, deadline))
+        return wire.receive(lambda n: self._read(n, deadline), self.limits.message_bytes)
 
     def _stop(self) -> int:
         """Kill the witness and everything else the student's uid runs; its exit status."""
@@ -161,7 +141,7 @@ class Witness:
     # ----------------------------------------------------------- notebook ---
     def _start(self) -> None:
         """Run the notebook until it is ready, skipping cells that crash or hang it."""
-        while self.proc is None and self.starts < self.limits.starts:
+        while self.proc is None and self.starts < self.limits.notebook_starts:
             self._spawn()
             deadline, cell = time.monotonic() + min(self.limits.notebook_s, self._left()), None
             try:
@@ -211,13 +191,13 @@ class Witness:
             return reply
         except TimeoutError:
             self._stop()
-            raise Unanswered(f"Your kernel did not finish computing {{what}} within "
+            raise Unanswered(f"Your notebook's process did not finish computing {{what}} within "
                              f"{self.limits.question_s:.0f} s") from None
         except (EOFError, BrokenPipeError):
-            raise Unanswered(f"Your kernel {death(self._stop())} while computing {{what}}") from None
+            raise Unanswered(f"Your notebook's process {death(self._stop())} while computing {{what}}") from None
         except PROTOCOL_ERRORS:
             self._stop()
-            raise Unanswered(f"Your kernel {BROKE_PROTOCOL} while computing {{what}}") from None
+            raise Unanswered(f"Your notebook's process {BROKE_PROTOCOL} while computing {{what}}") from None
 
     def _write(self, data: bytes, deadline: float) -> None:
         os.set_blocking(self._req_w, False)

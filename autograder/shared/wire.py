@@ -17,9 +17,6 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024   # a reply larger than this is refused
-
-
 class WireError(Exception):
     """The other side sent something that is not a message (or closed the pipe)."""
 
@@ -78,14 +75,15 @@ def send(stream: BinaryIO, message: dict) -> None:
     stream.flush()
 
 
-def receive(read: Callable[[int], bytes], limit: int = MAX_MESSAGE_BYTES) -> dict:
+def receive(read: Callable[[int], bytes], limit: int | None) -> dict:
     """The next message, read with `read(n)` (which returns fewer bytes once the pipe is
-    closed, or raises: the grader's reader enforces a deadline this way)."""
+    closed, or raises: the grader's reader enforces a deadline this way). A message larger
+    than `limit` bytes (limits.message_bytes) is refused; None: from the grader, trusted."""
     head = read(8)
     if len(head) < 8:
         raise WireError("the pipe closed")
     (size,) = struct.unpack(">Q", head)
-    if size > limit:
+    if limit is not None and size > limit:
         raise WireError(f"a message of {size} bytes exceeds the {limit}-byte limit")
     body = read(size)
     if len(body) < size:

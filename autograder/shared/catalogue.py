@@ -16,7 +16,7 @@ solutions/adversarial/ holds attacks on the grader, in the same form plus:
 `assignment` (whose notebook the attack is), `absent` (strings that must not appear
 anywhere in the results), `markers` (files that must not exist after grading) and
 `submit: zip_with_otter_log` (submitted as a grader.export() zip holding a crafted
-.OTTER_LOG); see autograder/validate.py.
+.OTTER_LOG); see autograder/authoring/validate.py.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from autograder import assignments
+from autograder.shared import assignments
 
 ANSWER_CELL_TAG = "otter_answer_cell"
 

@@ -9,11 +9,12 @@ Every test function takes Otter's `env` and asks through `ask = probe.connect(en
 `ask.run` evaluates one expression where the answer lives and returns plain data
 (NumPy arrays, lists, dicts of data, numbers, strings; other objects as `wire.Opaque`).
 The expression sees the notebook's globals plus `jax`, `jnp`, `np`, `scipy`, `checks`,
-`inspection` and `facts` (autograder.facts) and the named inputs (arrays arrive as jax
+`inspection`, `facts` and `provenance` (autograder/witness/) and the named inputs (arrays arrive as jax
 arrays; wrap one in `probe.numpy(x)` to pass a NumPy array).
 
 - In Otter's own runs (`grader.check`, `otter assign`, `otter run`), `env` is the
-  notebook's globals and the expression is evaluated in that process.
+  notebook's globals and the expression is evaluated in that process
+  (autograder.witness.evaluate).
 - In our runner (autograder.runner), `env` is a `Remote`: the expression goes to the
   witness, a separate unprivileged process that executed the notebook, and only the
   data comes back. The test code, its expected values and the verdict stay in the
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder import checks, wire
+from autograder.shared import checks, wire
 
 
 @dataclass(frozen=True)
@@ -95,41 +96,8 @@ class Remote:
 def connect(env) -> Ask:
     if isinstance(env, Remote):
         return env.ask
-    # Otter's in-process runs: a fixed seed, so `grader.check` gives stable feedback.
+    # Otter's in-process runs (grader.check, otter assign): `env` is the notebook's own
+    # globals, so this process IS the student's side and answers itself; a fixed seed
+    # gives stable feedback. The one import from shared/ into witness/ (tests/test_layout.py).
+    from autograder.witness.evaluate import evaluate
     return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0)
-
-
-# ----------------------------------------------------------- witness side ----------
-
-def _tools() -> dict:
-    import jax
-    import jax.numpy as jnp
-    import scipy
-    import scipy.special  # noqa: F401
-
-    from autograder import facts, inspection, provenance
-    provenance.install()  # under Otter's own runs: from the first question on
-    return {"jax": jax, "jnp": jnp, "np": np, "scipy": scipy, "checks": checks,
-            "inspection": inspection, "facts": facts, "provenance": provenance}
-
-
-def _materialize(spec: dict):
-    value = wire.decode(spec["value"])
-    if spec.get("as") == "jax":
-        import jax.numpy as jnp
-        return jnp.asarray(value)
-    return value
-
-
-def evaluate(user_ns: dict, expr: str, inputs: dict) -> dict:
-    """Evaluate `expr` among the notebook's globals, the tools and the inputs; return a
-    reply message holding only data. Runs where the student's code runs."""
-    try:
-        import builtins  # the real ones: a notebook global named `isinstance` must not shadow them
-        namespace = {**user_ns, **{k: v for k, v in vars(builtins).items() if not k.startswith("_")},
-                     **_tools(), **{k: _materialize(v) for k, v in inputs.items()}}
-        namespace["__builtins__"], namespace["__notebook__"] = builtins, user_ns
-        value = eval(compile(expr, "<question>", "eval"), namespace)  # noqa: S307
-        return {"ok": wire.encode(value)}
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt from student code too
-        return {"error": checks.describe(exc)}

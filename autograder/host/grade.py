@@ -1,12 +1,12 @@
 """`make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>`: grade a folder of submissions the
 way `otter grade` does, with the limits it lacks, and write the grades and a report.
 
-    python -m autograder.grade NAME DIR [--containers 2] [--timeout 600] [--memory 768m]
+    python -m autograder.host.grade NAME DIR [--out FOLDER]
 
 Runs on the instructor's machine (the host venv, not the image). Each submission gets a
 fresh container of the assignment's grading image (Otter's own image build on top of
-jax-interop-grader:latest) with no network and with time, memory, process and CPU
-limits. A submission that is not a notebook of this assignment, crashes, times out or
+the configured image) with no network and with the time, memory, process and CPU limits
+of otter_config.json's `containers`. A submission that is not a notebook of this assignment, crashes, times out or
 runs out of memory gets a row with the reason; the batch never stops for one.
 Writes dist/grades/<name>/final_grades.csv and report.html.
 """
@@ -22,8 +22,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder import assignments, container, report, submissions
-from autograder.cases import cases
+from autograder.shared import assignments, config as settings, submissions
+from autograder.host import container, report
+from autograder.shared.cases import cases
 
 
 def grading_image(assignment: str, base_image: str) -> str:
@@ -55,22 +56,23 @@ def grading_image(assignment: str, base_image: str) -> str:
                 sys.__stderr__.write(log.read()[-5000:])
 
 
-def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limits: container.Limits,
-              base_image: str, log=print, measure_memory: bool = False) -> list[report.Row]:
+def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config, *,
+              log=print, measure_memory: bool = False) -> list[report.Row]:
+    """Grade every submission in `folder` with the limits of `config` (otter_config.json)."""
     all_cases = cases(assignments.autograder_zip(assignment))
     maximum = sum(c.points for c in all_cases)
-    image = grading_image(assignment, base_image)
+    image, limits = grading_image(assignment, config.image), config.containers
     with tempfile.TemporaryDirectory() as work:
-        subs = submissions.collect(folder, assignment, Path(work))
-        log(f"grading {len(subs)} submissions of {assignment} in {containers} containers "
-            f"(no network, {limits.timeout_s} s, {limits.memory}, {limits.cpus:g} CPU each)")
+        subs = submissions.collect(folder, assignment, Path(work), config.limits.notebook_bytes)
+        log(f"grading {len(subs)} submissions of {assignment} in {limits.parallel} containers "
+            f"(no network, {limits.timeout_s:g} s, {limits.memory}, {limits.cpus:g} CPU each)")
         done, lock = [0], threading.Lock()
 
         def one(sub: submissions.Submission) -> report.Row:
             if sub.problem:
                 r = report.row(sub.file, None, sub.problem, all_cases, 0.0)
             else:
-                outcome = container.grade(image, sub.notebook, limits, measure_memory)
+                outcome = container.grade_in_container(image, sub.notebook, limits, measure_memory)
                 r = report.row(sub.file, outcome.results, outcome.status, all_cases, outcome.seconds)
                 r.peak_mb = outcome.peak_mb
             with lock:
@@ -79,7 +81,7 @@ def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limi
                     f"{r.status} ({r.seconds:.0f} s)")
             return r
 
-        with ThreadPoolExecutor(containers) as pool:
+        with ThreadPoolExecutor(limits.parallel) as pool:
             rows = list(pool.map(one, subs))
     out.mkdir(parents=True, exist_ok=True)
     report.write_csv(out / "final_grades.csv", rows, all_cases)
@@ -87,21 +89,32 @@ def grade_all(assignment: str, folder: Path, out: Path, *, containers: int, limi
     return rows
 
 
+def front_door(assignment: str, folder: Path) -> str | None:
+    """Why `make grade` cannot start, in one sentence (None: it can)."""
+    if assignment not in assignments.NAMES:
+        return f"{assignment!r} is not an assignment; choose one of: {', '.join(assignments.NAMES)}."
+    if not folder.is_dir():
+        return (f"the folder of submissions {str(folder)!r} does not exist; "
+                f"give one with SUBMISSIONS=<folder of .ipynb or .zip files>.")
+    if not any(p.is_file() and not p.name.startswith(".") for p in folder.iterdir()):
+        return f"the folder of submissions {str(folder)!r} is empty; put the .ipynb or .zip files to grade in it."
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=assignments.NAMES)
+    parser.add_argument("assignment")
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--out", type=Path, help="default: dist/grades/<assignment>")
-    parser.add_argument("--containers", type=int, default=2)
-    parser.add_argument("--timeout", type=int, default=container.Limits.timeout_s)
-    parser.add_argument("--memory", default=container.Limits.memory)
-    parser.add_argument("--cpus", type=float, default=container.Limits.cpus)
-    parser.add_argument("--image", default="jax-interop-grader:latest")
     args = parser.parse_args(argv)
+    problem = front_door(args.assignment, args.submissions)
+    if problem:
+        print(f"make grade: {problem}", file=sys.stderr)
+        return 2
+    config = settings.load_or_exit()
     out = args.out or assignments.repo_root() / "dist" / "grades" / args.assignment
     t0 = time.perf_counter()
-    rows = grade_all(args.assignment, args.submissions, out, containers=args.containers,
-                     limits=container.Limits(args.timeout, args.memory, args.cpus), base_image=args.image)
+    rows = grade_all(args.assignment, args.submissions, out, config)
     print(f"{len(rows)} submissions in {time.perf_counter() - t0:.0f} s\n"
           f"  {out / 'final_grades.csv'}\n  {out / 'report.html'}")
     return 0

@@ -29,7 +29,7 @@ import numpy as np
 
 # What the observation itself calls is bound here, at import, before any student code runs
 # (the witness imports this module first): a notebook that rebinds os.dup2 or
-# sys.monitoring.set_events does not reach these names, and the guard (autograder/guard.py)
+# sys.monitoring.set_events does not reach these names, and the guard (autograder/witness/guard.py)
 # puts this module's own globals back before every question.
 _monitoring = sys.monitoring
 _add_audit_hook = sys.addaudithook
@@ -100,7 +100,7 @@ def call(host, *args) -> dict:
     "error": "Error: message"; "output": what it wrote to fds 1/2 or sys.stdout/stderr;
     "files": paths it opened outside Python's own files; "events": other audited
     events (processes, sockets, removals); "jax": whether JAX code ran during the call}."""
-    from autograder.checks import describe
+    from autograder.shared.checks import describe
     mon, jax_dirs, ran_jax = _monitoring, _jax_dirs(), [False]
 
     def started(code, offset):

@@ -1,9 +1,9 @@
 """`make demo`: the platform's main job on a bundled sample class. For each assignment
 it makes four submissions from the answer catalogue (the reference, a wrong answer, a
-cheat, and a notebook whose kernel crashes), grades them with `make grade`'s path and
+cheat, and a notebook whose process aborts), grades them with `make grade`'s path and
 prints a table of scores with the report of each assignment.
 
-    python -m autograder.demo [NAME ...]
+    python -m autograder.host.demo [NAME ...]
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from autograder import assignments, catalogue, container, grade
+from autograder.shared import assignments, catalogue, config as settings
+from autograder.host import grade
 
 CRASH = '"""An answer cell that aborts the process: it is skipped, the rest is graded."""\nimport os\nos.abort()\n'
 
@@ -38,15 +39,14 @@ def samples(name: str, folder: Path) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", default=assignments.present())
-    parser.add_argument("--containers", type=int, default=2)
     args = parser.parse_args(argv)
+    config = settings.load_or_exit()
     t0 = time.perf_counter()
     table, reports = [], []
     for name in args.names:
         base = assignments.repo_root() / "dist" / "demo" / name
         expected = samples(name, base / "submissions")
-        rows = grade.grade_all(name, base / "submissions", base, containers=args.containers,
-                               limits=container.Limits(timeout_s=300), base_image="jax-interop-grader:latest")
+        rows = grade.grade_all(name, base / "submissions", base, config)
         table += [(name, r.file, expected.get(r.file, "?"), f"{sum(r.scores.values()):g}", r.status) for r in rows]
         reports.append(base / "report.html")
     print(f"\n{'assignment':22s} {'submission':14s} {'expected':36s} {'score':>5s}  status")

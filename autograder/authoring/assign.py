@@ -1,6 +1,6 @@
 """`make assign`: run Otter Assign on every master notebook and check what it shipped.
 
-    python -m autograder.assign [NAME ...]
+    python -m autograder.authoring.assign [NAME ...]
 
 Writes dist/<name>/student/<name>.ipynb and dist/<name>/autograder/<name>-autograder.zip
 (stable names: Otter's timestamp is dropped). Otter Assign runs every test, hidden ones
@@ -16,10 +16,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import yaml
 from otter.assign import main as otter_assign
 
-from autograder import assignments, catalogue
-from autograder.cases import cases
+from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared.cases import cases
 
 
 def build(name: str) -> None:
@@ -28,22 +29,37 @@ def build(name: str) -> None:
     otter_assign(str(assignments.master(name)), str(out), no_pdfs=True)
     (stamped,) = (out / "autograder").glob(f"{name}-autograder_*.zip")
     stamped.rename(assignments.autograder_zip(name))
-    replace_setup(assignments.autograder_zip(name))
+    replace_setup(assignments.autograder_zip(name), settings.load_or_exit(), own_limits(name))
     check_student_folder(name)
 
 
-# Ours replace Otter's conda-based scripts; everything Otter reads while grading
-# (otter_config.json, run_otter.py, tests/) stays byte-identical.
+# Ours replace Otter's conda-based scripts; otter_config.json gets the repository's shared
+# settings and limits merged in; everything else (run_otter.py, tests/) stays byte-identical.
 REPLACED = ("setup.sh", "run_autograder")
-PROJECT_FILES = ("pyproject.toml", "autograder/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp")
+PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp")
 
 
-def replace_setup(zip_path: Path) -> None:
-    """Swap setup.sh and run_autograder for docker/autograder/'s venv-based ones and add
-    what they install: requirements.lock and this project's sources under project/."""
+def own_limits(name: str) -> dict:
+    """The `limits:` of the master notebook's ASSIGNMENT CONFIG: keys of otter_config.json's
+    limits this assignment changes (Otter itself ignores the key)."""
+    nb = json.loads(assignments.master(name).read_text())
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "raw" and source.lstrip().startswith("# ASSIGNMENT CONFIG"):
+            return dict(yaml.safe_load(source).get("limits") or {})
+    return {}
+
+
+def replace_setup(zip_path: Path, config: settings.Config, limits: dict) -> None:
+    """Swap setup.sh and run_autograder for docker/autograder/'s venv-based ones, add what
+    they install (requirements.lock, this project's sources under project/) and merge the
+    top-level otter_config.json into the zip's (settings.zip_config), under the assignment's
+    own settings: Otter's keys from its ASSIGNMENT CONFIG's generate:, `limits` from its limits:."""
     root = assignments.repo_root()
     with zipfile.ZipFile(zip_path) as z:
         kept = [(info, z.read(info)) for info in z.infolist() if info.filename not in REPLACED]
+    kept = [(info, json.dumps(settings.zip_config(config, {**json.loads(data), "limits": limits}), indent=2).encode()
+             if info.filename == settings.FILE else data) for info, data in kept]
     added = {name: (root / "docker" / "autograder" / name).read_bytes() for name in REPLACED}
     added["requirements.lock"] = (root / "docker" / "requirements.lock").read_bytes()
     for pattern in PROJECT_FILES:

@@ -1,0 +1,179 @@
+"""The platform's one configuration: the repository's top-level otter_config.json.
+
+    image       the grading image every path uses (the Makefile reads it too)
+    otter       Otter's own settings (keys of Otter's AutograderConfig), merged into every
+                autograder zip's otter_config.json by make assign
+    limits      what the runner allows the student's process (autograder.runner): travels
+                in each zip's otter_config.json, so Gradescope and otter grade obey it too
+    containers  make grade's container per submission (autograder.host)
+    validate    make validate (autograder.authoring.validate)
+
+An assignment overrides a key of `otter` in its ASSIGNMENT CONFIG's `generate:` section
+(Otter writes it into the zip) and a key of `limits` in a `limits:` section of the same
+cell (read by autograder.authoring.assign); both win over the shared values.
+Every key is documented in the README ("Configuration"). A file with an unknown key, a
+missing key or a wrong type is refused with one sentence naming the key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE = "otter_config.json"
+
+
+class ConfigError(Exception):
+    """The configuration is not valid; the message is one sentence naming the key."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The runner's limits on the witness (the student's process)."""
+    grading_s: float            # all questions of one grading (Gradescope stops at 600 s)
+    notebook_s: float           # running the notebook once
+    question_s: float           # answering one question
+    notebook_starts: int        # (re)starts of the notebook per grading
+    address_space_bytes: int    # RLIMIT_AS (JAX alone maps ~1.5 GB)
+    processes: int              # RLIMIT_NPROC of the student's uid (threads count)
+    file_bytes: int             # RLIMIT_FSIZE
+    open_files: int             # RLIMIT_NOFILE
+    cpu_s: int                  # RLIMIT_CPU
+    output_bytes: int           # the notebook's output kept for the instructor's log
+    notebook_bytes: int         # a submitted notebook (or the one in its zip)
+    message_bytes: int          # one reply from the witness
+
+
+@dataclass(frozen=True)
+class ContainerLimits:
+    """make grade: one container per submission."""
+    parallel: int               # containers at once
+    timeout_s: float            # wall time of one container (Gradescope's default: 600)
+    memory: str                 # docker --memory (Gradescope's default: 768m)
+    cpus: float                 # docker --cpus
+    pids: int                   # docker --pids-limit
+    results_bytes: int          # the largest results.json read back
+
+
+@dataclass(frozen=True)
+class ValidateSettings:
+    jobs: int                   # gradings at once
+    attack_limits: dict         # `limits` keys lowered for solutions/adversarial/
+    runner_timeout_s: float     # one runner process, whatever happens
+    log_bytes: int              # the most a runner may print about one answer
+
+
+@dataclass(frozen=True)
+class Config:
+    image: str
+    otter: dict
+    limits: Limits
+    containers: ContainerLimits
+    validate: ValidateSettings
+
+
+def _typed(cls, data, where: str):
+    """An instance of the dataclass `cls` from `data`, or ConfigError."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be an object of keys, not {type(data).__name__}.")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(f"{where} has the unknown key {unknown[0]!r} (known: {', '.join(fields)}).")
+    missing = [k for k in fields if k not in data]
+    if missing:
+        raise ConfigError(f"{where} lacks the key {missing[0]!r}.")
+    for name, f in fields.items():
+        value, kind = data[name], f.type
+        ok = {"int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+              "float": isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+              "str": isinstance(value, str) and bool(value),
+              "dict": isinstance(value, dict)}[kind]
+        if not ok:
+            want = {"int": "a whole number >= 0", "float": "a number > 0", "str": "a non-empty string",
+                    "dict": "an object"}[kind]
+            raise ConfigError(f"{where}.{name} must be {want}, not {value!r}.")
+    return cls(**data)
+
+
+def check_otter(settings: dict, where: str) -> dict:
+    """Otter's own keys, checked by Otter's AutograderConfig (unknown keys) and against the
+    type of its defaults (Otter does not check types)."""
+    from otter.run.run_autograder.autograder_config import AutograderConfig
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{where} must be an object of Otter's settings.")
+    try:
+        defaults = AutograderConfig({}, require_valid_keys=True)
+        AutograderConfig(settings, require_valid_keys=True)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc} (see Otter's otter_config.json reference).") from None
+    for key, value in settings.items():
+        default = getattr(defaults, key, None)
+        if default is not None and value is not None and type(value) is not type(default):
+            raise ConfigError(f"{where}.{key} must be a {type(default).__name__}, not {value!r}.")
+    return settings
+
+
+def parse(data, where: str = FILE) -> Config:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must hold one JSON object.")
+    known = [f.name for f in dataclasses.fields(Config)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"{where} has the unknown key {unknown[0]!r} (known: {', '.join(known)}).")
+    missing = [k for k in known if k not in data]
+    if missing:
+        raise ConfigError(f"{where} lacks the key {missing[0]!r}.")
+    if not isinstance(data["image"], str) or not data["image"]:
+        raise ConfigError(f"{where}: image must be a non-empty string (an image name and tag).")
+    validate = _typed(ValidateSettings, data["validate"], "validate")
+    limits = _typed(Limits, data["limits"], "limits")
+    _typed(Limits, {**dataclasses.asdict(limits), **validate.attack_limits}, "validate.attack_limits")
+    return Config(data["image"], check_otter(data["otter"], "otter"), limits,
+                  _typed(ContainerLimits, data["containers"], "containers"), validate)
+
+
+def read(path: Path) -> Config:
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read ({exc.strerror}).") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}).") from None
+    try:
+        return parse(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def load() -> Config:
+    """The repository's otter_config.json (the image mounts the repository at /repo)."""
+    from autograder.shared import assignments
+    return read(assignments.repo_root() / FILE)
+
+
+def load_or_exit() -> Config:
+    """load(), or exit with the sentence saying what is wrong (for the command-line tools)."""
+    try:
+        return load()
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def zip_config(config: Config, written: dict) -> dict:
+    """A zip's otter_config.json: the shared Otter settings and limits, under what Otter
+    wrote for the assignment (its name, and any key its ASSIGNMENT CONFIG's generate: sets)."""
+    ours = {k: v for k, v in written.items() if k != "limits"}
+    limits = {**dataclasses.asdict(config.limits), **written.get("limits", {})}
+    merged = {**config.otter, **ours, "limits": limits}
+    runner_limits(merged)   # refuse a bad override at make assign, not at grading
+    return merged
+
+
+def runner_limits(zip_settings: dict) -> Limits:
+    """The runner's limits from a zip's otter_config.json."""
+    if "limits" not in zip_settings:
+        raise ConfigError("the autograder zip's otter_config.json has no limits; rebuild it with make assign.")
+    check_otter({k: v for k, v in zip_settings.items() if k != "limits"}, "the zip's otter_config.json")
+    return _typed(Limits, zip_settings["limits"], "limits")

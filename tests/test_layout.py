@@ -1,0 +1,92 @@
+"""The one-way imports between the folders of autograder/ (the README's layout table).
+
+Every import of this project's modules is read with ast, module-level and inside
+functions alike, so a lazy import cannot cross the line unseen either."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Where each folder's code may import from (its own folder always).
+ALLOWED = {
+    "shared": {"shared"},
+    "witness": {"shared", "kernels"},
+    "runner": {"shared"},
+    "authoring": {"shared", "runner", "witness", "kernels"},
+    "host": {"shared"},
+    "kernels": {"witness"},   # kernels/demo.py prints lowerings with witness.inspection
+}
+# The only crossing outside ALLOWED: Otter's in-process runs (grader.check) evaluate the
+# question in the notebook's own process, which is the witness side by definition.
+EXCEPTIONS = {("autograder.shared.probe", "autograder.witness.evaluate")}
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _folder(module: str) -> str:
+    parts = module.split(".")
+    return parts[0] if parts[0] == "kernels" else parts[1] if len(parts) > 1 else ""
+
+
+def _imports(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+            out.add(node.module)
+    return {m for m in out if m.split(".")[0] in ("autograder", "kernels")}
+
+
+def _graph() -> dict[str, set[str]]:
+    files = [*ROOT.glob("autograder/**/*.py"), *ROOT.glob("kernels/*.py")]
+    modules = {_module(p): p for p in files}
+    graph = {}
+    for name, path in modules.items():
+        # "from autograder.shared import checks" names the module autograder.shared.checks
+        graph[name] = {m for m in _imports(path) if m in modules} - {name}
+    return graph
+
+
+GRAPH = _graph()
+
+
+def test_every_folder_is_known():
+    assert {_folder(m) for m in GRAPH} - {""} == set(ALLOWED)
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_point_one_way(module):
+    here = _folder(module)
+    bad = [m for m in GRAPH[module] if _folder(m) not in ALLOWED.get(here, set()) | {here, ""}
+           and (module, m) not in EXCEPTIONS]
+    assert not bad, f"{module} ({here}/) imports {bad}, outside {sorted(ALLOWED.get(here, ()))}"
+
+
+@pytest.mark.parametrize("start", ["runner", "host"])
+def test_trusted_code_never_reaches_the_witness(start):
+    """Transitively: whatever runner/ or host/ imports never loads witness/ code."""
+    seen, todo = set(), [m for m in GRAPH if _folder(m) == start]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo += [n for n in GRAPH[m] if (m, n) not in EXCEPTIONS]
+    assert not [m for m in seen if _folder(m) == "witness"]
+
+
+def test_the_runner_process_loads_no_witness_module():
+    """The same, observed: importing the runner's entry point loads nothing of witness/."""
+    code = ("import sys, autograder.runner.__main__; "
+            "print(sorted(m for m in sys.modules if m.startswith('autograder.witness')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True).stdout
+    assert out.strip() == "[]"
