@@ -18,7 +18,7 @@ ALLOWED = {
     "runner": {"shared"},
     "authoring": {"shared", "runner", "witness", "kernels"},
     "host": {"shared"},
-    "kernels": {"witness"},   # kernels/demo.py prints lowerings with witness.inspection
+    "kernels": {"shared", "witness"},   # kernels/demo.py prints lowerings with witness.inspection
 }
 # The only crossing outside ALLOWED: Otter's in-process runs (grader.check) evaluate the
 # question in the notebook's own process, which is the witness side by definition.
