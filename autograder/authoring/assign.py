@@ -3,7 +3,8 @@
     python -m autograder.authoring.assign [NAME ...]
 
 Writes dist/<name>/student/<name>.ipynb and dist/<name>/autograder/<name>-autograder.zip
-(stable names: Otter's timestamp is dropped). Otter Assign runs every test, hidden ones
+(stable names: Otter's timestamp is dropped). First every test cell is compiled and its
+names checked (autograder.authoring.test_cells). Otter Assign runs every test, hidden ones
 included, against the reference solution and fails if one does not pass. Afterwards
 this checks that no hidden test and no solution line reached the student folder.
 """
@@ -19,11 +20,15 @@ from pathlib import Path
 import yaml
 from otter.assign import main as otter_assign
 
+from autograder.authoring import test_cells
 from autograder.shared import assignments, catalogue, config as settings
 from autograder.shared.cases import cases
 
 
 def build(name: str) -> None:
+    bad = test_cells.problems(assignments.master(name))
+    if bad:
+        raise SystemExit(f"{name}: the test cells do not compile:\n  " + "\n  ".join(bad))
     out = assignments.dist(name)
     shutil.rmtree(out, ignore_errors=True)
     otter_assign(str(assignments.master(name)), str(out), no_pdfs=True)

@@ -1,6 +1,6 @@
 """Grade one notebook in a fresh container of the grading image, with no network and
-with limits on time, memory, processes and CPU. Results come back as Otter's
-results.json (data), never as its pickle."""
+with limits on time, memory, processes and CPU. Results come back as data: Otter's
+results.json and the runner's grading.json (seed and verdicts), never Otter's pickle."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from pathlib import Path
 from python_on_whales import docker
 from python_on_whales.exceptions import DockerException
 
-from autograder.shared.config import ContainerLimits
+from autograder.shared.config import SEED_VARIABLE, ContainerLimits
 
 
 @dataclass
@@ -22,6 +22,7 @@ class Outcome:
     seconds: float
     log: str = ""              # the container's output (the instructor's eyes only)
     peak_mb: float | None = None  # the container's peak memory, when measured
+    grading: dict | None = None   # the runner's grading.json: {"seed", "cases": [verdict, ...]}
 
 
 # For make bench: the cgroup's peak memory, printed after grading (cgroup v1, then v2).
@@ -30,12 +31,14 @@ _MEASURED = ("/autograder/run_autograder; s=$?; echo PEAK_BYTES=$(cat /sys/fs/cg
 
 
 def grade_in_container(image: str, notebook: Path, limits: ContainerLimits,
-                       measure_memory: bool = False) -> Outcome:
+                       measure_memory: bool = False, seed: int | None = None) -> Outcome:
+    """`seed` regrades with the inputs of an earlier grading (its grading.json's seed)."""
     t0 = time.monotonic()
     command = ["bash", "-c", _MEASURED] if measure_memory else ["/autograder/run_autograder"]
     container = docker.container.create(
         image, command, networks=["none"], memory=limits.memory,
-        memory_swap=limits.memory, cpus=limits.cpus, pids_limit=limits.pids)
+        memory_swap=limits.memory, cpus=limits.cpus, pids_limit=limits.pids,
+        envs={} if seed is None else {SEED_VARIABLE: str(seed)})
     try:
         docker.container.copy(notebook, (container, f"/autograder/submission/{notebook.name}"))
         container.start()
@@ -49,7 +52,7 @@ def grade_in_container(image: str, notebook: Path, limits: ContainerLimits,
         if container.state.oom_killed:
             return Outcome(None, f"ran out of memory (limit {limits.memory})", time.monotonic() - t0,
                            _logs(container))
-        results = _results(container, limits.results_bytes)
+        results = _read_json(container, "results.json", limits.results_bytes)
         if results is None:
             log = _logs(container)
             return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
@@ -57,15 +60,18 @@ def grade_in_container(image: str, notebook: Path, limits: ContainerLimits,
         log = _logs(container)
         peak = [l.split("=", 1)[1] for l in log.splitlines() if l.startswith("PEAK_BYTES=")]
         return Outcome(results, "Completed", time.monotonic() - t0, log,
-                       int(peak[-1]) / 2**20 if peak and peak[-1].strip().isdigit() else None)
+                       int(peak[-1]) / 2**20 if peak and peak[-1].strip().isdigit() else None,
+                       _read_json(container, "grading.json", limits.results_bytes))
     finally:
         container.remove(force=True)
 
 
-def _results(container, max_bytes: int) -> dict | None:
+def _read_json(container, name: str, max_bytes: int) -> dict | None:
+    """/autograder/results/<name> from the stopped container, as data (None if absent,
+    too large or not JSON)."""
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            docker.container.copy((container, "/autograder/results/results.json"), Path(tmp) / "r.json")
+            docker.container.copy((container, f"/autograder/results/{name}"), Path(tmp) / "r.json")
             if (Path(tmp) / "r.json").stat().st_size > max_bytes:
                 return None
             return json.loads((Path(tmp) / "r.json").read_text())

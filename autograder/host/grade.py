@@ -1,7 +1,7 @@
 """`make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>`: grade a folder of submissions the
 way `otter grade` does, with the limits it lacks, and write the grades and a report.
 
-    python -m autograder.host.grade NAME DIR [--out FOLDER]
+    python -m autograder.host.grade NAME DIR [--out FOLDER] [--seed N]
 
 Runs on the instructor's machine (the host venv, not the image). Each submission gets a
 fresh container of the assignment's grading image (Otter's own image build on top of
@@ -57,8 +57,9 @@ def grading_image(assignment: str, base_image: str) -> str:
 
 
 def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config, *,
-              log=print, measure_memory: bool = False) -> list[report.Row]:
-    """Grade every submission in `folder` with the limits of `config` (otter_config.json)."""
+              log=print, measure_memory: bool = False, seed: int | None = None) -> list[report.Row]:
+    """Grade every submission in `folder` with the limits of `config` (otter_config.json);
+    `seed` regrades with the inputs of an earlier grading (the CSV's seed column)."""
     all_cases = cases(assignments.autograder_zip(assignment))
     maximum = sum(c.points for c in all_cases)
     image, limits = grading_image(assignment, config.image), config.containers
@@ -70,10 +71,10 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
 
         def one(sub: submissions.Submission) -> report.Row:
             if sub.problem:
-                r = report.row(sub.file, None, sub.problem, all_cases, 0.0)
+                r = report.row(sub.file, None, sub.problem, 0.0)
             else:
-                outcome = container.grade_in_container(image, sub.notebook, limits, measure_memory)
-                r = report.row(sub.file, outcome.results, outcome.status, all_cases, outcome.seconds)
+                outcome = container.grade_in_container(image, sub.notebook, limits, measure_memory, seed)
+                r = report.row(sub.file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
                 r.peak_mb = outcome.peak_mb
             with lock:
                 done[0] += 1
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("assignment")
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--out", type=Path, help="default: dist/grades/<assignment>")
+    parser.add_argument("--seed", type=int, help="regrade with this seed (final_grades.csv's seed column)")
     args = parser.parse_args(argv)
     problem = front_door(args.assignment, args.submissions)
     if problem:
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     config = settings.load_or_exit()
     out = args.out or assignments.repo_root() / "dist" / "grades" / args.assignment
     t0 = time.perf_counter()
-    rows = grade_all(args.assignment, args.submissions, out, config)
+    rows = grade_all(args.assignment, args.submissions, out, config, seed=args.seed)
     print(f"{len(rows)} submissions in {time.perf_counter() - t0:.0f} s\n"
           f"  {out / 'final_grades.csv'}\n  {out / 'report.html'}")
     return 0

@@ -1,13 +1,14 @@
-"""final_grades.csv in Otter's columns, and report.html for instructors: a score
-histogram, the pass rate of every test case and each submission's feedback as its
-student sees it. Everything a student wrote is HTML-escaped (jinja2 autoescape)."""
+"""final_grades.csv in Otter's columns (and each grading's seed), and report.html for
+instructors: a score histogram, the pass rate of every test case named by its concept with
+the submissions that failed it, and each submission's feedback as its student sees it.
+Verdicts are read from the runner's grading.json (data), never from Otter's printed text.
+Everything a student wrote is HTML-escaped (jinja2 autoescape)."""
 from __future__ import annotations
 
 import base64
 import csv
 import io
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -24,57 +25,54 @@ class Row:
     passed: frozenset[str] = frozenset()  # names of the cases that passed
     seconds: float = 0.0
     peak_mb: float | None = None      # the grading container's peak memory (make bench)
+    seed: int | None = None           # the seed the grading drew (regrade with --seed)
+    verdicts: list = field(default_factory=list)  # grading.json's cases: name, concept, passed, message
 
 
-def passed_cases(results: dict, all_cases: list[Case]) -> frozenset[str]:
-    """Names of the cases that passed, read from Otter's per-question summaries."""
-    passed = set()
-    for test in results.get("tests", []):
-        if "score" not in test:
-            continue
-        output = test.get("output", "")
-        if "All test cases passed!" in output:
-            passed.update(c.name for c in all_cases if c.question == test["name"])
-        for name, verdict in re.findall(r"^\s*(.+? - \d+) result:\s*\n\s*(✅|❌)", output, re.M):
-            if verdict == "✅":
-                passed.add(name.strip())
-    return frozenset(passed)
-
-
-def row(file: str, results: dict | None, status: str, all_cases: list[Case], seconds: float) -> Row:
+def row(file: str, results: dict | None, status: str, seconds: float, grading: dict | None = None) -> Row:
+    """A submission's row from Otter's results.json (scores, what the student sees) and the
+    runner's grading.json (seed and verdicts, as data)."""
     if results is None:
         return Row(file, status, {}, seconds=seconds)
+    if grading is None:
+        return Row(file, "the runner wrote no grading.json", {}, seconds=seconds)
     scores = {t["name"]: float(t["score"]) for t in results.get("tests", []) if "score" in t}
     notes = [results["output"]] if results.get("output") else []   # the runner's notes
     visible = "\n\n".join(notes + [f"{t['name']}:\n{t.get('output', '')}" for t in results.get("tests", [])
                                    if t.get("visibility") == "visible"])
-    return Row(file, status, scores, visible, passed_cases(results, all_cases), seconds)
+    verdicts = list(grading.get("cases", []))
+    return Row(file, status, scores, visible, frozenset(v["name"] for v in verdicts if v.get("passed")),
+               seconds, seed=grading.get("seed"), verdicts=verdicts)
 
 
 def write_csv(path: Path, rows: list[Row], all_cases: list[Case]) -> None:
     """Otter's columns: file, one per question, total_points_earned, percent_correct,
-    grading_status; the second row holds the points of each question."""
+    grading_status; then the seed of each grading (make grade --seed reproduces it). The
+    second row holds the points of each question."""
     questions = list(dict.fromkeys(c.question for c in all_cases))
     possible = {q: sum(c.points for c in all_cases if c.question == q) for q in questions}
     total = sum(possible.values())
     with path.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["file", *questions, "total_points_earned", "percent_correct", "grading_status"])
-        w.writerow(["points-per-question", *(f"{possible[q]:g}" for q in questions), f"{total:g}", "1.0", "--"])
+        w.writerow(["file", *questions, "total_points_earned", "percent_correct", "grading_status", "seed"])
+        w.writerow(["points-per-question", *(f"{possible[q]:g}" for q in questions), f"{total:g}", "1.0", "--", "--"])
         for r in rows:
             earned = sum(r.scores.get(q, 0.0) for q in questions)
             w.writerow([r.file, *(f"{r.scores.get(q, 0.0):g}" for q in questions), f"{earned:g}",
-                        f"{earned / total if total else 0:.3f}", r.status])
+                        f"{earned / total if total else 0:.3f}", r.status, "" if r.seed is None else r.seed])
 
 
 def _histogram(totals: list[float], maximum: float) -> str:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
     fig, ax = plt.subplots(figsize=(6, 2.6))
     ax.hist(totals, bins=[b - 0.5 for b in range(int(maximum) + 2)], color="#4c72b0", rwidth=0.9)
     ax.set_xlabel("score")
     ax.set_ylabel("submissions")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
@@ -84,19 +82,22 @@ def _histogram(totals: list[float], maximum: float) -> str:
 
 TEMPLATE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>{{ assignment }}: grades</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.2em .6em;text-align:left}
-pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}</style></head><body>
+<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}td,th{padding:.2em .6em;text-align:left;vertical-align:top}
+pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}small{color:#555}</style></head><body>
 <h1>{{ assignment }}</h1>
 <p>{{ rows|length }} submissions, {{ graded }} graded, mean {{ "%.2f"|format(mean) }} / {{ maximum }}.</p>
 <img alt="score histogram" src="data:image/png;base64,{{ histogram }}">
 <h2>Test cases</h2>
-<table><tr><th>case</th><th>visibility</th><th>points</th><th>passed</th></tr>
-{% for c, rate in case_rates %}<tr><td>{{ c.name }}</td><td>{{ "hidden" if c.hidden else "public" }}</td>
-<td>{{ c.points }}</td><td>{{ "%.0f"|format(100 * rate) }}%</td></tr>{% endfor %}</table>
+<table><tr><th>concept</th><th>case</th><th>visibility</th><th>points</th><th>passed</th><th>failed by</th></tr>
+{% for c, passed, failed in case_rates %}<tr><td>{{ c.concept or c.name }}</td><td><small>{{ c.name }}<br>{{ c.test }}</small></td>
+<td>{{ "hidden" if c.hidden else "public" }}</td><td>{{ "%g"|format(c.points) }}</td>
+<td>{{ passed }} / {{ graded }}{% if graded %} ({{ "%.0f"|format(100 * passed / graded) }}%){% endif %}</td>
+<td>{% for index, r, message in failed %}<a href="#s{{ index }}" title="{{ message }}">{{ r.file }}</a>{{ ", " if not loop.last }}{% endfor %}</td></tr>{% endfor %}</table>
 <h2>Submissions</h2>
-<table><tr><th>file</th><th>score</th><th>status</th><th>time</th></tr>
+<table><tr><th>file</th><th>score</th><th>status</th><th>time</th><th>seed</th></tr>
 {% for r in rows %}<tr><td><a href="#s{{ loop.index }}">{{ r.file }}</a></td><td>{{ "%g"|format(r.scores.values()|sum) }}</td>
-<td class="{{ '' if r.status == 'Completed' else 'bad' }}">{{ r.status }}</td><td>{{ "%.0f"|format(r.seconds) }} s</td></tr>{% endfor %}</table>
+<td class="{{ '' if r.status == 'Completed' else 'bad' }}">{{ r.status }}</td><td>{{ "%.0f"|format(r.seconds) }} s</td>
+<td><small>{{ r.seed if r.seed is not none else "" }}</small></td></tr>{% endfor %}</table>
 <h2>Feedback as each student sees it</h2>
 {% for r in rows %}<h3 id="s{{ loop.index }}">{{ r.file }}</h3><pre>{{ r.feedback or r.status }}</pre>{% endfor %}
 </body></html>"""
@@ -104,11 +105,15 @@ pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}</style
 
 def write_html(path: Path, assignment: str, rows: list[Row], all_cases: list[Case]) -> None:
     maximum = sum(c.points for c in all_cases)
-    graded = [r for r in rows if r.status == "Completed"]
+    graded = [(i, r) for i, r in enumerate(rows, 1) if r.status == "Completed"]
     totals = [sum(r.scores.values()) for r in rows]
-    rates = [(c, sum(c.name in r.passed for r in graded) / len(graded) if graded else 0.0) for c in all_cases]
+    case_rates = []
+    for c in all_cases:
+        failed = [(i, r, next((v.get("message", "") for v in r.verdicts if v.get("name") == c.name), ""))
+                  for i, r in graded if c.name not in r.passed]
+        case_rates.append((c, len(graded) - len(failed), failed))
     env = jinja2.Environment(autoescape=True)
     path.write_text(env.from_string(TEMPLATE).render(
         assignment=assignment, rows=rows, graded=len(graded), maximum=f"{maximum:g}",
         mean=sum(totals) / len(totals) if totals else 0.0, histogram=_histogram(totals, maximum),
-        case_rates=rates))
+        case_rates=case_rates))

@@ -10,7 +10,8 @@
 4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
    to the witness, only data comes back, the verdict is reached in this process.
 5. Kill every student process, then write Otter's results.json and results.pkl (both
-   from this process only: the pickle that `otter grade` loads holds no student object).
+   from this process only: the pickle that `otter grade` loads holds no student object)
+   and grading.json (the seed and each case's verdict as data: autograder.runner.verdicts).
 """
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ import json
 import os
 import pickle
 import pwd
-import secrets
 import shutil
 import sys
 import tempfile
@@ -29,6 +29,7 @@ from otter.test_files import ExceptionTestFile, GradingResults
 
 from autograder.shared import config as settings, submissions
 from autograder.shared.probe import Remote, Unanswered
+from autograder.runner import verdicts
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -69,12 +70,15 @@ def _unanswerable(reason: str):
     return answer
 
 
-def grade_submission(root: Path, config: dict, user: str = "student") -> GradingResults:
-    """Run every test file against the witness of /autograder/submission's notebook."""
+def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[GradingResults, dict]:
+    """Run every test file against the witness of /autograder/submission's notebook; Otter's
+    results and the record of this grading (its seed, each case's verdict)."""
     source = root / "source"
     limits = settings.runner_limits(config)
     lock_down(root)
-    tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
+    files = sorted((source / "tests").glob("*.py"))
+    tests = [ExceptionTestFile.from_file(str(p)) for p in files]
+    record = {"seed": verdicts.draw_seed(), "cases": []}
     work = Path(tempfile.mkdtemp(prefix="grading-"))
     os.chmod(work, 0o711)   # the student may pass through to its own folder, not list it
     notes: list[str] = []
@@ -89,9 +93,9 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> Grading
         else:
             witness = Witness(student_copy(found.notebook, work, user), work / "student", limits, user)
             answer = witness.answer
-        env = Remote(answer, seed=secrets.randbits(32))
-        for test_file in tests:
-            test_file.run(env)
+        env = Remote(answer, seed=record["seed"])
+        for test_file, path in zip(tests, files):
+            record["cases"] += verdicts.run_file(test_file, path.read_text(), env)
     finally:
         if witness is not None:
             witness.close()
@@ -102,7 +106,7 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> Grading
     results = GradingResults(tests)
     if notes:
         results.set_output("\n".join(notes))
-    return results
+    return results, record
 
 
 def _log_output(witness: Witness) -> None:
@@ -113,11 +117,12 @@ def _log_output(witness: Witness) -> None:
     print("--- end of notebook output ---")
 
 
-def write_results(results: GradingResults, root: Path, config: dict) -> dict:
+def write_results(results: GradingResults, record: dict, root: Path, config: dict) -> dict:
     output = results.to_gradescope_dict(AutograderConfig({k: v for k, v in config.items() if k != "limits"}))
     out = root / "results"
     out.mkdir(exist_ok=True)
     (out / "results.json").write_text(json.dumps(output, indent=2))
+    (out / "grading.json").write_text(json.dumps(record, indent=2))   # instructors' only
     with open(out / "results.pkl", "wb") as f:
         pickle.dump(results, f)
     return output
@@ -127,8 +132,8 @@ def main(root: str = "/autograder", user: str = "student") -> None:
     become_subreaper()
     path = Path(root)
     config = json.loads((path / "source" / "otter_config.json").read_text())
-    results = grade_submission(path, config, user)
-    output = write_results(results, path, config)
+    results, record = grade_submission(path, config, user)
+    output = write_results(results, record, path, config)
     print(f"score: {results.total} / {results.possible}")
     if "output" in output:
         print(output["output"])

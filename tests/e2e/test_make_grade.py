@@ -60,9 +60,24 @@ def test_every_submission_gets_a_row(graded):
 def test_csv_has_otters_columns(graded):
     d, rows = graded
     table = list(csv.reader((d / "out" / "final_grades.csv").open()))
-    assert table[0] == ["file", NAME, "total_points_earned", "percent_correct", "grading_status"]
+    assert table[0] == ["file", NAME, "total_points_earned", "percent_correct", "grading_status", "seed"]
     assert table[1][:3] == ["points-per-question", "10", "10"]
     assert len(table) == 2 + len(rows)
+    seeds = {r[0]: r[-1] for r in table[2:]}
+    assert seeds["a_reference.ipynb"].isdigit() and seeds["e_corrupt.ipynb"] == ""
+
+
+def test_verdicts_are_data_from_the_runner(graded):
+    """Each case's verdict, concept and sentence come from the runner's grading.json."""
+    _, rows = graded
+    wrong = rows["b_wrong.ipynb"]
+    failed = [v for v in wrong.verdicts if not v["passed"]]
+    expected = catalogue.parse(NAME, assignments.solutions(NAME) / "wrong_no_batching.py")
+    assert len(wrong.verdicts) == 10 and all(v["concept"] for v in wrong.verdicts)
+    assert sum(v["points"] for v in wrong.verdicts if v["passed"]) == expected.score
+    assert all(any(m in v["message"] for v in failed) for m in expected.messages)
+    assert wrong.passed == frozenset(v["name"] for v in wrong.verdicts if v["passed"])
+    assert all(v["passed"] for v in rows["a_reference.ipynb"].verdicts)
 
 
 def test_report_escapes_student_output(graded):
@@ -71,6 +86,24 @@ def test_report_escapes_student_output(graded):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html     # the student's text is there, escaped
     assert "<script>" not in html
     assert "data:image/png;base64," in html and f"{NAME} - 10" in html
+    # a case is named by its concept, and its failures link to the submissions
+    failed = [v for v in graded[1]["b_wrong.ipynb"].verdicts if not v["passed"]]
+    assert failed and all(v["concept"] in html for v in failed)
+    index = sorted(graded[1]).index("b_wrong.ipynb") + 1
+    assert f'<a href="#s{index}" title=' in html
+
+
+def test_regrading_with_the_seed_reproduces_the_result(graded, tmp_path):
+    """make grade --seed N regrades with the inputs of the grading that drew N: the same
+    verdicts, word for word."""
+    d, rows = graded
+    first = rows["b_wrong.ipynb"]
+    again = tmp_path / "again"
+    again.mkdir()
+    (again / "b_wrong.ipynb").write_bytes((d / "subs" / "b_wrong.ipynb").read_bytes())
+    (row,) = grade.grade_all(NAME, again, tmp_path / "out", CONFIG, log=lambda *_: None, seed=first.seed)
+    assert row.seed == first.seed
+    assert row.verdicts == first.verdicts and row.feedback == first.feedback
 
 
 def test_zip_with_a_link_or_traversal_is_refused(tmp_path):

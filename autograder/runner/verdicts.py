@@ -1,0 +1,45 @@
+"""Each test case's verdict as data, beside Otter's results: results/grading.json holds
+the seed the grading drew and, per case, its name, test function, concept, visibility,
+points, whether it passed and the sentence it failed with. make grade's CSV and report
+read this file, never Otter's printed text. Gradescope shows students results.json only.
+
+`run_file` is Otter's ExceptionTestFile.run (otter/test_files/exception_test.py) written
+out, because Otter keeps only the formatted message: it builds the same TestCaseResult
+objects (so results.json and results.pkl are Otter's own) and also keeps the sentence.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+
+from otter.test_files import ExceptionTestFile
+from otter.test_files.abstract_test import TestCaseResult
+
+from autograder.shared.cases import from_source
+from autograder.shared.config import SEED_VARIABLE
+
+
+def draw_seed() -> int:
+    """The seed of this grading's inputs: $JAX_INTEROP_SEED when the instructor regrades,
+    otherwise a fresh one."""
+    given = os.environ.get(SEED_VARIABLE, "").strip()
+    return int(given) if given else secrets.randbits(32)
+
+
+def run_file(test_file: ExceptionTestFile, source: str, env) -> list[dict]:
+    """Run every case of `test_file` against `env`; its verdicts as data."""
+    concepts = {c.test: c.concept for c in from_source(source)}
+    test_file.test_case_results, verdicts = [], []
+    for tc in test_file.test_cases:
+        passed, message, sentence = True, "✅ Test case passed", ""
+        try:
+            tc.body.call_func(env)
+        except Exception as exc:  # what Otter catches; the traceback depth matches Otter's run
+            passed, sentence = False, str(exc).strip("'")
+            message = "❌ Test case failed\n" + test_file._generate_error_message(exc)
+        test_file.test_case_results.append(TestCaseResult(test_case=tc, message=message, passed=passed))
+        test = tc.body.test_func.__name__
+        verdicts.append({"name": tc.name, "question": test_file.name, "test": test,
+                         "concept": concepts.get(test, ""), "hidden": bool(tc.hidden),
+                         "points": tc.points, "passed": passed, "message": sentence})
+    return verdicts

@@ -1,0 +1,54 @@
+"""The runner's verdicts: the same TestCaseResults as Otter's own ExceptionTestFile.run,
+plus each case's concept and sentence as data."""
+from otter.test_files import ExceptionTestFile
+
+from autograder.runner import verdicts
+
+SOURCE = '''from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q"
+points = None
+
+@test_case(points=1, hidden=False)
+def test_good(env):
+    from autograder.shared import checks
+
+    def case():
+        checks.expect(env["answer"] == 42, "answer is not 42.")
+
+    checks.run_case(case, concept="The answer")
+
+@test_case(points=2, hidden=True)
+def test_bad(env):
+    from autograder.shared import checks
+
+    def case():
+        checks.expect(env["answer"] == 43, "answer is not 43; add one.")
+
+    checks.run_case(case, concept="The next answer")
+'''
+
+
+def test_verdicts_match_otters_own_run_and_keep_the_sentence(tmp_path):
+    path = tmp_path / "q.py"
+    path.write_text(SOURCE)
+    otters, ours = ExceptionTestFile.from_file(str(path)), ExceptionTestFile.from_file(str(path))
+    otters.run({"answer": 42})
+    got = verdicts.run_file(ours, SOURCE, {"answer": 42})
+    assert [(r.passed, r.message) for r in ours.test_case_results] == \
+           [(r.passed, r.message) for r in otters.test_case_results]
+    assert (ours.score, ours.possible) == (otters.score, otters.possible) == (1, 3)
+    assert got == [
+        {"name": "q - 1", "question": "q", "test": "test_good", "concept": "The answer", "hidden": False,
+         "points": 1, "passed": True, "message": ""},
+        {"name": "q - 2", "question": "q", "test": "test_bad", "concept": "The next answer", "hidden": True,
+         "points": 2, "passed": False, "message": "answer is not 43; add one."}]
+
+
+def test_a_given_seed_is_used(monkeypatch):
+    monkeypatch.setenv(verdicts.SEED_VARIABLE, "1234")
+    assert verdicts.draw_seed() == 1234
+    monkeypatch.delenv(verdicts.SEED_VARIABLE)
+    assert verdicts.draw_seed() != verdicts.draw_seed()
