@@ -1,10 +1,12 @@
-# The grading image: Debian 13's Python 3.13 in a venv, clang++ and g++, the pinned
-# JAX/Otter stack from docker/requirements.lock, and this project's `autograder` and
-# `kernels` packages, with the chapter's rms_norm and custom_op libraries prebuilt.
+# Two images from one file:
+#   grader  Debian 13's Python 3.13 in a venv, clang++, the pinned JAX/Otter stack from
+#           docker/requirements.lock, and this project's `autograder` and `kernels`
+#           packages, with the chapter's kernels prebuilt. Grading, make assign, make validate.
+#   lab     the grader plus JupyterLab (docker/lab-requirements.lock): what students run.
 #
-#   make image      (passes the host's CA bundle as the `pip_ca` BuildKit secret)
+#   make image / make lab-image   (the host's CA bundle goes in as the `pip_ca` BuildKit secret)
 ARG BASE_IMAGE=debian:trixie-slim
-FROM ${BASE_IMAGE}
+FROM ${BASE_IMAGE} AS grader
 
 ENV DEBIAN_FRONTEND=noninteractive \
     LANG=C.UTF-8 LC_ALL=C.UTF-8 \
@@ -15,15 +17,18 @@ ENV DEBIAN_FRONTEND=noninteractive \
     JAX_PLATFORMS=cpu TF_CPP_MIN_LOG_LEVEL=1 \
     JAX_INTEROP_PREBUILT_KERNELS=/opt/jax-interop/prebuilt-kernels
 
-# Python, the compilers, and the tools Otter's grading Dockerfile and setup.sh call.
+# Python, clang++ (g++ would add 140 MB for a second compiler the platform never picks), and
+# the tools Otter's grading Dockerfile and setup.sh call.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      python3 python3-venv clang g++ make \
+      python3 python3-venv clang make \
       ca-certificates curl wget unzip dos2unix jq \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*
 
 # Exact versions of every Python package. Behind a proxy that re-signs TLS the host's
 # CA bundle arrives as a secret mount: it is read here and never stored in a layer.
+# Playwright's driver (158 MB of Node.js) goes: Otter requires nbconvert[webpdf], but PDF
+# export also needs a browser, which is never installed and never used (pdf: false).
 COPY docker/requirements.lock /tmp/requirements.lock
 RUN --mount=type=secret,id=pip_ca \
     if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca; fi \
@@ -32,7 +37,8 @@ RUN --mount=type=secret,id=pip_ca \
  && pip check \
  && mv /tmp/requirements.lock "$VIRTUAL_ENV/requirements.lock" \
  && find "$VIRTUAL_ENV" -depth -name __pycache__ -type d -exec rm -rf {} + \
- && find "$VIRTUAL_ENV" -path '*/site-packages/*/tests' -type d -prune -exec rm -rf {} +
+ && find "$VIRTUAL_ENV" -path '*/site-packages/*/tests' -type d -prune -exec rm -rf {} + \
+ && rm -rf "$VIRTUAL_ENV"/lib/python3*/site-packages/playwright/driver
 
 # The unprivileged account that runs student code and JupyterLab.
 RUN useradd --create-home --uid 1000 --shell /bin/bash student
@@ -46,3 +52,15 @@ RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
  && rm -rf /opt/jax-interop/src /tmp/* \
  && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
  && chmod -R a+rX,go-w /opt/jax-interop
+
+# ------------------------------------------------------------------------------------
+# The students' image: JupyterLab on top of the grader, so a notebook runs the same code
+# in both. `make lab` serves it unprivileged.
+FROM grader AS lab
+COPY docker/lab-requirements.lock /tmp/lab-requirements.lock
+RUN --mount=type=secret,id=pip_ca \
+    if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca; fi \
+ && pip install --no-deps -r /tmp/lab-requirements.lock \
+ && pip check \
+ && mv /tmp/lab-requirements.lock "$VIRTUAL_ENV/lab-requirements.lock" \
+ && find "$VIRTUAL_ENV" -depth -name __pycache__ -type d -exec rm -rf {} +

@@ -1,6 +1,7 @@
 # One place for every command of the platform. `make help` lists them.
 # The image name, like every limit, comes from otter_config.json (the README's "Configuration").
 IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["image"])')
+LAB_IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["lab_image"])')
 BASE_IMAGE ?= debian:trixie-slim
 NAMES := reduce_sum_rules gammaln_callback silu_ffi ffi_lowering pure_callback_doubler
 DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
@@ -14,7 +15,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lock host-lock venv test demo assign validate grade bench lab
+.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -22,7 +23,7 @@ help:  ## list the targets
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
 
-test: image venv  ## run the image's test suite, validate the assignments, then the end-to-end tests
+test: image lab-image venv  ## run the image's test suite, validate the assignments, then the end-to-end tests
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) validate
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
@@ -30,7 +31,12 @@ test: image venv  ## run the image's test suite, validate the assignments, then 
 image:  ## build the grading image (the host's CA bundle goes in as a BuildKit secret)
 	@ca=$$(bash docker/ca-bundle.sh); \
 	docker buildx build --load --build-arg BASE_IMAGE=$(BASE_IMAGE) \
-	  $${ca:+--secret id=pip_ca,src=$$ca} -t $(IMAGE) .
+	  $${ca:+--secret id=pip_ca,src=$$ca} --target grader -t $(IMAGE) .
+
+lab-image:  ## build the students' image: the grading image plus JupyterLab
+	@ca=$$(bash docker/ca-bundle.sh); \
+	docker buildx build --load --build-arg BASE_IMAGE=$(BASE_IMAGE) \
+	  $${ca:+--secret id=pip_ca,src=$$ca} --target lab -t $(LAB_IMAGE) .
 
 assign: image  ## otter assign into dist/<name>/{student,autograder} (all, or ASSIGNMENTS="...")
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.assign $(ASSIGNMENTS)
@@ -69,9 +75,9 @@ endif
 grade: venv dist/$(ASSIGNMENT)/.built  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>
 	$(HOST_PY) -m autograder.host.grade $(ASSIGNMENT) $(SUBMISSIONS) $(GRADE_ARGS)
 
-lab: image  ## JupyterLab from the image on http://localhost:8888 with the repository mounted
+lab: lab-image  ## JupyterLab from the lab image on http://localhost:8888 with the repository mounted
 	docker run --rm -it -p 127.0.0.1:8888:8888 --user $(LAB_UID) -e HOME=/tmp/home \
-	  -v "$(CURDIR):/home/student/work" -w /home/student/work $(IMAGE) \
+	  -v "$(CURDIR):/home/student/work" -w /home/student/work $(LAB_IMAGE) \
 	  jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --IdentityProvider.token=''
 
 venv: $(VENV)/.installed  ## the host venv (Otter, python-on-whales) for grading outside the image
@@ -82,7 +88,7 @@ $(VENV)/.installed: docker/host-requirements.lock
 	  $${ca:+--cert $$ca} -r docker/host-requirements.lock
 	touch $@
 
-lock:  ## re-resolve docker/requirements.in into docker/requirements.lock (in the base image)
+lock:  ## re-resolve docker/requirements.in and lab-requirements.in into their locks (in the base image)
 	bash docker/lock.sh
 
 host-lock:  ## re-resolve docker/host-requirements.in into docker/host-requirements.lock

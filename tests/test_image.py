@@ -27,8 +27,8 @@ def test_every_locked_package_is_installed_at_its_locked_version():
     assert not wrong
 
 
-def test_compilers_and_ffi_headers():
-    assert shutil.which("clang++") and shutil.which("g++")
+def test_compiler_and_ffi_headers():
+    assert shutil.which("clang++")
     assert (Path(jax.ffi.include_dir()) / "xla" / "ffi" / "api" / "ffi.h").is_file()
 
 

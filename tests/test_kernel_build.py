@@ -167,12 +167,10 @@ def test_long_diagnostics_are_capped(fresh_cache, tmp_path):
 # ----------------------------------------------------------------- compiler ----------
 
 def test_compiler_falls_back_to_gxx(monkeypatch):
-    """Without clang++ on PATH, is g++ chosen; and with neither, is KernelBuildError raised?"""
-    real_which = shutil.which
-    if real_which("g++") is None:
-        pytest.skip("g++ is not installed")
-    monkeypatch.setattr(kb.shutil, "which", lambda n: None if n == "clang++" else real_which(n))
-    assert Path(kb.compiler()).name == "g++"
+    """Without clang++ on PATH, is g++ chosen; and with neither, is KernelBuildError raised?
+    (The image ships clang++ only; a student's own Python may have only g++.)"""
+    monkeypatch.setattr(kb.shutil, "which", lambda n: "/opt/bin/g++" if n == "g++" else None)
+    assert kb.compiler() == "/opt/bin/g++"
     monkeypatch.setattr(kb.shutil, "which", lambda n: None)
     with pytest.raises(kb.KernelBuildError, match="No C\\+\\+ compiler"):
         kb.compiler()

@@ -13,7 +13,7 @@ import zipfile
 t0 = time.perf_counter()
 
 import nbformat  # noqa: E402
-from otter.test_files import ExceptionTestFile  # noqa: E402
+from autograder.shared.otter_classes import ExceptionTestFile  # noqa: E402  (as the runner imports it)
 
 from autograder.witness.cells import gradable_cells  # noqa: E402
 

@@ -24,10 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from otter.run.run_autograder.autograder_config import AutograderConfig
-from otter.test_files import ExceptionTestFile, GradingResults
-
 from autograder.shared import config as settings, submissions
+from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user

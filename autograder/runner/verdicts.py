@@ -12,11 +12,9 @@ from __future__ import annotations
 import os
 import secrets
 
-from otter.test_files import ExceptionTestFile
-from otter.test_files.abstract_test import TestCaseResult
-
 from autograder.shared.cases import from_source
 from autograder.shared.config import SEED_VARIABLE
+from autograder.shared.otter_classes import ExceptionTestFile, TestCaseResult
 
 
 def draw_seed() -> int:

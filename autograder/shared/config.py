@@ -1,6 +1,7 @@
 """The platform's one configuration: the repository's top-level otter_config.json.
 
     image       the grading image every path uses (the Makefile reads it too)
+    lab_image   the students' image: the grading image plus JupyterLab (make lab)
     otter       Otter's own settings (keys of Otter's AutograderConfig), merged into every
                 autograder zip's otter_config.json by make assign
     limits      what the runner allows the student's process (autograder.runner): travels
@@ -70,6 +71,7 @@ class ValidateSettings:
 @dataclass(frozen=True)
 class Config:
     image: str
+    lab_image: str
     otter: dict
     limits: Limits
     containers: ContainerLimits
@@ -128,12 +130,13 @@ def parse(data, where: str = FILE) -> Config:
     missing = [k for k in known if k not in data]
     if missing:
         raise ConfigError(f"{where} lacks the key {missing[0]!r}.")
-    if not isinstance(data["image"], str) or not data["image"]:
-        raise ConfigError(f"{where}: image must be a non-empty string (an image name and tag).")
+    for key in ("image", "lab_image"):
+        if not isinstance(data[key], str) or not data[key]:
+            raise ConfigError(f"{where}: {key} must be a non-empty string (an image name and tag).")
     validate = _typed(ValidateSettings, data["validate"], "validate")
     limits = _typed(Limits, data["limits"], "limits")
     _typed(Limits, {**dataclasses.asdict(limits), **validate.attack_limits}, "validate.attack_limits")
-    return Config(data["image"], check_otter(data["otter"], "otter"), limits,
+    return Config(data["image"], data["lab_image"], check_otter(data["otter"], "otter"), limits,
                   _typed(ContainerLimits, data["containers"], "containers"), validate)
 
 

@@ -20,7 +20,7 @@ if in_place; then
 else
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends python3 python3-venv clang g++ make \
+  apt-get install -y -qq --no-install-recommends python3 python3-venv clang make \
     ca-certificates curl unzip dos2unix jq >/dev/null
   python3 -c 'import sys; assert sys.version_info >= (3, 12), "JAX 0.12 needs Python 3.12+: use a Debian 13 or Ubuntu 24.04 base"'
   python3 -m venv "$VENV"

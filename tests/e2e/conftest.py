@@ -12,6 +12,7 @@ from autograder.shared import assignments, catalogue, config as settings
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = settings.load()
 IMAGE = CONFIG.image
+LAB_IMAGE = CONFIG.lab_image
 
 
 def config_with(**containers) -> settings.Config:

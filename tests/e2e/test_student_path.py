@@ -1,12 +1,12 @@
 """A student's path for real: the shipped notebook with an answer typed in, executed in
-a kernel of the image as the unprivileged user (grader.check cells, then
+a kernel of the lab image as the unprivileged user (grader.check cells, then
 grader.export()), and the exported zip graded by make grade's path."""
 import json
 import os
 from pathlib import Path
 
 from autograder.host import grade
-from tests.e2e.conftest import CONFIG, IMAGE, run, write_submission
+from tests.e2e.conftest import CONFIG, IMAGE, LAB_IMAGE, run, write_submission
 
 
 def test_check_export_and_grade(built, tmp_path):
@@ -17,7 +17,7 @@ def test_check_export_and_grade(built, tmp_path):
     os.chmod(work, 0o777)
     os.chmod(write_submission("reduce_sum_rules", "alt_batch_in_place", work / "reduce_sum_rules.ipynb"), 0o666)
     run(["docker", "run", "--rm", "--network", "none", "--user", "1000:1000", "-e", "HOME=/tmp/home",
-         "-v", f"{work}:/work", "-w", "/work", IMAGE,
+         "-v", f"{work}:/work", "-w", "/work", LAB_IMAGE,
          "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
          "--ExecutePreprocessor.timeout=600", "reduce_sum_rules.ipynb"], timeout=900)
 
@@ -32,3 +32,12 @@ def test_check_export_and_grade(built, tmp_path):
     (submissions / "student.zip").write_bytes(exports[0].read_bytes())
     rows = grade.grade_all("reduce_sum_rules", submissions, tmp_path / "out", CONFIG, log=lambda *_: None)
     assert [(r.file, sum(r.scores.values()), r.status) for r in rows] == [("student.zip", 10, "Completed")]
+
+
+def test_the_lab_image_is_the_grading_image_plus_jupyterlab():
+    """make lab serves JupyterLab; the grading image does without it (and its 34 packages)."""
+    lab = run(["docker", "run", "--rm", "--network", "none", LAB_IMAGE, "jupyter", "lab", "--version"])
+    assert lab.stdout.strip().split(".")[0] == "4"
+    probe = "import importlib.util as u; print(u.find_spec('jupyterlab') is None, u.find_spec('autograder') is not None)"
+    graded = run(["docker", "run", "--rm", "--network", "none", IMAGE, "python", "-c", probe])
+    assert graded.stdout.split() == ["True", "True"]
