@@ -1,0 +1,264 @@
+"""What the silu_ffi tests share: the float64 SiLU references, the "is silu_ffi defined,
+is it a custom_vjp" preambles, the kernel gate every graded value passes (no host
+callback, output depending on the FFI kernels in every element, no transcendental op or
+division in JAX), and the structural checks of the forward and backward kernels.
+
+Every helper asks only through `ask.run` (expressions evaluated where the answer runs) and
+judges with `checks`; the inputs each test uses stay in its cell.
+"""
+import numpy as np
+
+from autograder.shared import checks, poison
+
+NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
+               "(a KernelBuildError means your C++ did not compile).")
+
+# The loss the gradient tests differentiate (an expression for ask.run, of v and w).
+LOSS = "lambda v, w: jnp.sum(silu_ffi(v) * w)"
+
+GRAD_HINT = ("the gradient must come from the bwd rule of a custom_vjp that calls your backward kernel "
+             "and returns a one-element tuple (an ffi_call cannot be differentiated)")
+VMAP_GRAD_HINT = ("every ffi_call needs a vmap_method, and the gradient must come from the bwd rule of a "
+                  "custom_vjp (an ffi_call cannot be differentiated)")
+
+
+# ---- float64 references ----
+
+def sigmoid_np64(x):
+    """σ(x) = 1 / (1 + e^-x), in float64."""
+    return 1 / (1 + np.exp(-np.asarray(x, np.float64)))
+
+
+def silu_np64(x):
+    """silu(x) = x·σ(x), in float64."""
+    x64 = np.asarray(x, np.float64)
+    return x64 * sigmoid_np64(x64)
+
+
+def silu_grad_np64(x, w=None):
+    """The gradient of sum(silu(x) * w) with respect to x, w·σ(x)·(1 + x·(1 − σ(x))), in
+    float64; without w, silu'(x) itself."""
+    x64 = np.asarray(x, np.float64)
+    s = sigmoid_np64(x64)
+    if w is None:
+        return s * (1 + x64 * (1 - s))
+    return np.asarray(w, np.float64) * s * (1 + x64 * (1 - s))
+
+
+def expect_gradient_close(actual, expected, *, what, hint=""):
+    """checks.expect_close at the tolerances of a float32 gradient (rtol 1e-4, atol 1e-5)."""
+    checks.expect_close(actual, expected, what=what, hint=hint, rtol=1e-4, atol=1e-5)
+
+
+# ---- preambles ----
+
+def expect_defined(ask):
+    """The notebook defined silu_ffi."""
+    checks.expect(ask.defined("silu_ffi"), NOT_DEFINED)
+
+
+def expect_custom_vjp(ask, advice):
+    """silu_ffi is a jax.custom_vjp; `advice` completes the failure message."""
+    checks.expect(ask.run("isinstance(silu_ffi, jax.custom_vjp)", what="isinstance(silu_ffi, jax.custom_vjp)"),
+                  "silu_ffi is not a jax.custom_vjp; " + advice)
+
+
+def expect_no_host_callback(report, message):
+    """The traced program (a provenance.trace report) runs no pure_callback or io_callback."""
+    checks.expect(not any(c["kind"] == "host_callback" for c in report["calls"]), message)
+
+
+def expect_no_math_in_jax(ops, message):
+    """The optimized program (provenance.hlo_opcodes) holds no transcendental op and no division."""
+    checks.expect_no_ops(ops, checks.TRANSCENDENTAL | {"divide"}, message=message)
+
+
+# ---- the kernel gate of every graded value ----
+
+def kernel_values(ask, fn, what, hint, **inputs):
+    """The outputs of jax.jit(fn) on the inputs, credited only when they come from the
+    answer's FFI kernels in every element, with no host callback and no math in JAX."""
+    args = ", ".join(inputs)
+    report = ask.run(f"provenance.trace({fn}, {args})", what=what, hint=hint, **inputs)
+    expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
+                                    "are not your kernels'; compute SiLU and its derivative in C++.")
+    checks.expect_depends(report, "ffi", message=(
+        f"{what} does not come from your FFI kernels, so there are no kernel values to check; call "
+        "your kernels with jax.ffi.ffi_call and return their outputs"))
+    ops = ask.run(f"provenance.hlo_opcodes({fn}, {args})", what=what, hint=hint, **inputs)
+    expect_no_math_in_jax(ops, f"{what} computes math in JAX outside your kernels, so its values are not your "
+                               "kernels'; compute SiLU and its derivative in C++")
+    return report["value"]
+
+
+# ---- the forward kernel ----
+
+def expect_forward_from_ffi(report):
+    """The jit program of silu_ffi (a provenance.trace report) calls a registered FFI
+    handler, runs no host callback, and its output depends on the FFI kernel everywhere."""
+    checks.expect(any(c["kind"] == "ffi" for c in report["calls"]), (
+        "The lowering of jax.jit(silu_ffi) calls no registered FFI handler (pure_callback and "
+        "io_callback are not kernels); call your C++ forward kernel with jax.ffi.ffi_call."))
+    expect_no_host_callback(report, "jax.jit(silu_ffi) runs a host callback (pure_callback or io_callback); SiLU "
+                                    "must be computed by your C++ forward kernel, called with jax.ffi.ffi_call.")
+    checks.expect_depends(report, "ffi", message=(
+        "The output of jax.jit(silu_ffi) does not come from your FFI kernel; return the forward "
+        "kernel's output, not a value computed beside it"))
+
+
+def _straight_from(report, piece):
+    """Whether every output element IS an output of `piece` (checks.expect_straight, as a bool)."""
+    try:
+        checks.expect_straight(report, piece, message="")
+        return True
+    except AssertionError:
+        return False
+
+
+def forward_kernel_calls(ask, x):
+    """The indices of the answer's own FFI calls that each produce the whole output of
+    jax.jit(silu_ffi) on x (at least one), after the forward pass's gate: no host callback,
+    output depending on the FFI kernels and straight from them, no math in JAX.
+    Returns (report, indices); the report is provenance.trace(..., each=True)'s."""
+    what = f"jax.jit(silu_ffi) on shape {tuple(x.shape)}"
+    hint = "silu_ffi must trace under jit for any shape"
+    report = ask.run("provenance.trace(silu_ffi, x, each=True)", x=x, what=what, hint=hint)
+    expect_no_host_callback(report, "The forward pass of silu_ffi runs a host callback (pure_callback or "
+                                    "io_callback); SiLU must be computed by your C++ forward kernel, called "
+                                    "with jax.ffi.ffi_call.")
+    checks.expect_depends(report, "ffi", message=(
+        f"The output of {what} does not come from your FFI kernel; return the forward kernel's "
+        "output, not a value computed beside it"))
+    checks.expect_straight(report, "ffi", message=(
+        f"{what} computes something in JAX after your kernel; return the forward kernel's output "
+        "as it is (reshapes are fine)"))
+    ops = ask.run("provenance.hlo_opcodes(silu_ffi, x)", x=x, what=what, hint=hint)
+    expect_no_math_in_jax(ops, f"{what} computes math in JAX outside your kernels; SiLU must be computed "
+                               "inside your C++ forward kernel")
+    kernels = [i for i, c in enumerate(report["calls"])
+               if c["kind"] == "ffi" and not c["course"] and _straight_from(report, f"call:{i}")]
+    checks.expect(kernels, f"No single call of one of your kernels produces the whole output of {what}; "
+                           "the forward kernel must compute silu(x) for all of x in one call.")
+    return report, kernels
+
+
+def expect_a_kernel_computes_silu(ask, x, report, kernels):
+    """One of the calls `kernels` (from forward_kernel_calls), its kernel called directly by
+    the grader on x (provenance.call_kernel), returns silu(x) first; otherwise the failure
+    of the first one tried."""
+    shape = tuple(x.shape)
+    x64 = x.astype(np.float64)
+    want = x64 / (1 + np.exp(-x64))
+    tried = []
+    for i in kernels:
+        target = report["calls"][i]["target"]
+        direct = ask.run("provenance.call_kernel(silu_ffi, (x,), i, (x,))", x=x, i=i,
+                         what=f"Your forward kernel (target {target!r}) called directly on x",
+                         hint="it must take x as its only operand and return silu(x) first")
+        if direct["outputs"] is None:
+            tried.append(f"Your forward kernel (target {target!r}) takes "
+                         f"{len(direct['operand_types'])} operands ({', '.join(direct['operand_types'])}); "
+                         "it must take x as its only operand (reshaped if you like) and return silu(x) first.")
+            continue
+        first = np.asarray(direct["outputs"][0])
+        if first.size == x.size and np.allclose(first.reshape(x.shape).astype(np.float64), want,
+                                                rtol=1e-5, atol=1e-6, equal_nan=False):
+            return
+        tried.append((target, first))
+    problem = tried[0]
+    checks.expect(not isinstance(problem, str), problem if isinstance(problem, str) else "")
+    target, first = problem
+    checks.expect(first.size == x.size,
+                  f"Your forward kernel (target {target!r}), called directly on x of shape {shape}, "
+                  f"returns {first.size} values first, not silu(x).")
+    checks.expect_close(first.reshape(x.shape), want,
+                        what=f"Your forward kernel (target {target!r}) called directly on x of shape {shape}",
+                        hint="it must return silu(x) = x·σ(x) as its first output, finite for |x| up to 80")
+
+
+# ---- the backward kernel ----
+
+def expect_gradient_depends(report):
+    """The gradient of sum(silu_ffi(x) * w) (a provenance.trace report) depends on the FFI
+    kernels in every element."""
+    checks.expect_depends(report, "ffi", message=(
+        "The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels; the bwd rule must "
+        "return the output of your backward kernel"))
+
+
+def _elements(tensor_type):
+    """The element count of an MLIR tensor type such as 'tensor<4x6xf32>'."""
+    dims = tensor_type.removeprefix("tensor<").removesuffix(">").split("x")[:-1]
+    return int(np.prod([int(d) for d in dims]))
+
+
+def _signature(call):
+    """How a custom_call is made: its operands' element counts and its attributes."""
+    return [_elements(t) for t in call["operand_types"]], repr(sorted(call["attributes"].items()))
+
+
+def forward_handlers(ask, x):
+    """The handlers of the answer's own FFI calls in jax.jit(silu_ffi) on x, each with how
+    silu_ffi calls it (see _signature). Returns (report, {handler: [signature, ...]})."""
+    fwd = ask.run("provenance.trace(silu_ffi, x)", x=x, what="jax.jit(silu_ffi)", hint="silu_ffi must trace under jit")
+    fwd_calls = ask.run("facts.custom_calls(silu_ffi, x)", x=x, what="Lowering jax.jit(silu_ffi)",
+                        hint="silu_ffi must trace under jit")
+    forward = {}
+    for c, call in zip(fwd["calls"], fwd_calls):
+        if c["kind"] == "ffi" and not c["course"]:
+            forward.setdefault(c["handler"], []).append(_signature(call))
+    return fwd, forward
+
+
+def backward_report(ask, x, w):
+    """The trace (each call poisoned alone) and the custom_calls of
+    jax.jit(jax.grad(LOSS)) on (x, w), after the backward pass's gate: no host callback,
+    gradient depending on the FFI kernels and straight from them, no math in JAX."""
+    loss = f"jax.grad({LOSS})"
+    what = "jax.jit(jax.grad(...)) through silu_ffi"
+    hint = "an ffi_call cannot be differentiated: the bwd rule of the custom_vjp must return a one-element tuple"
+    report = ask.run(f"provenance.trace({loss}, x, w, each=True)", x=x, w=w, what=what, hint=hint)
+    calls = ask.run(f"facts.custom_calls({loss}, x, w)", x=x, w=w, what=what, hint=hint)
+    expect_no_host_callback(report, "The backward pass of silu_ffi runs a host callback (pure_callback or "
+                                    "io_callback); the gradient must be computed by your C++ backward kernel.")
+    expect_gradient_depends(report)
+    checks.expect_straight(report, "ffi", message=(
+        "The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for instance "
+        "silu'(x) multiplied by the cotangent); the backward kernel must return ȳ·silu'(x) itself"))
+    ops = ask.run(f"provenance.hlo_opcodes({loss}, x, w)", x=x, w=w, what=what, hint=hint)
+    expect_no_math_in_jax(ops, "The gradient of silu_ffi computes math in JAX outside your kernels; the "
+                               "derivative must be computed inside your C++ backward kernel")
+    return report, calls
+
+
+def expect_distinct_backward_kernel(report, calls, fwd, forward, size):
+    """Every element of the gradient (backward_report's) changes when some call is poisoned
+    whose handler is neither a course kernel nor one of `forward` (forward_handlers'); a
+    forward handler may appear only as silu_ffi calls it, on x alone (`size` elements)."""
+    grad = report["value"][0]
+    covered = np.zeros(np.shape(grad), bool)
+    misused = []
+    for i, c in enumerate(report["calls"]):
+        entry = report["poisoned"].get(f"call:{i}")
+        if entry is None:
+            continue
+        mask = poison.changed(grad, entry["outputs"][0])
+        if not mask.any():
+            continue                      # a call the gradient does not depend on
+        if c["handler"] in forward:
+            as_forward = _signature(calls[i])
+            if not (as_forward in forward[c["handler"]] and as_forward[0] == [size]):
+                misused.append(c["target"])
+        elif not c["course"]:
+            covered |= mask
+    fwd_targets = sorted({c["target"] for c in fwd["calls"] if c["handler"] in forward})
+    checks.expect(covered.all(), (
+        "The gradient does not depend, in every element, on a backward kernel of your own: a C++ "
+        "handler other than your forward kernel's"
+        + (f" ({', '.join(fwd_targets)})" if fwd_targets else "")
+        + "; one function registered under two target names, a mode attribute, or the course's "
+          "kernels (rms_norm, rms_norm_fwd, rms_norm_bwd) do not count."))
+    checks.expect(not misused, (
+        f"The backward pass calls your forward kernel's handler (target {misused[0] if misused else ''!r}) "
+        "with other operands or attributes than silu_ffi does; the forward kernel may only recompute "
+        "silu(x) there, and the derivative belongs in your backward kernel."))
