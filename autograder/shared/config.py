@@ -78,17 +78,22 @@ class Config:
     validate: ValidateSettings
 
 
-def _typed(cls, data, where: str):
-    """An instance of the dataclass `cls` from `data`, or ConfigError."""
+def _expect_keys(data, known: list[str], where: str) -> None:
+    """`data` is an object with exactly the keys `known`, or ConfigError."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be an object of keys, not {type(data).__name__}.")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(set(data) - set(known))
     if unknown:
-        raise ConfigError(f"{where} has the unknown key {unknown[0]!r} (known: {', '.join(fields)}).")
-    missing = [k for k in fields if k not in data]
+        raise ConfigError(f"{where} has the unknown key {unknown[0]!r} (known: {', '.join(known)}).")
+    missing = [k for k in known if k not in data]
     if missing:
         raise ConfigError(f"{where} lacks the key {missing[0]!r}.")
+
+
+def _typed(cls, data, where: str):
+    """An instance of the dataclass `cls` from `data`, or ConfigError."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    _expect_keys(data, list(fields), where)
     for name, f in fields.items():
         value, kind = data[name], f.type
         ok = {"int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
@@ -121,15 +126,7 @@ def check_otter(settings: dict, where: str) -> dict:
 
 
 def parse(data, where: str = FILE) -> Config:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must hold one JSON object.")
-    known = [f.name for f in dataclasses.fields(Config)]
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(f"{where} has the unknown key {unknown[0]!r} (known: {', '.join(known)}).")
-    missing = [k for k in known if k not in data]
-    if missing:
-        raise ConfigError(f"{where} lacks the key {missing[0]!r}.")
+    _expect_keys(data, [f.name for f in dataclasses.fields(Config)], where)
     for key in ("image", "lab_image"):
         if not isinstance(data[key], str) or not data[key]:
             raise ConfigError(f"{where}: {key} must be a non-empty string (an image name and tag).")
