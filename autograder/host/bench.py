@@ -4,7 +4,8 @@
 
 Per assignment (its reference answer, warm image): the wall time of make grade's path
 for one submission; the same work done bare in one process in the image (execute the
-notebook's code, run its tests: autograder.authoring.bare_run); their ratio; and the grading
+notebook's code, run its tests: autograder.authoring.bare_run, in a container with the
+same CPU and memory limits); their ratio; and the grading
 container's peak memory (the cgroup's own figure). Then the throughput of one batch of
 `--batch` submissions (catalogue answers of the first assignment, cycled) with 1 and
 with 2 containers. All ratios come from this one run.
@@ -28,13 +29,16 @@ from autograder.host import grade
 QUIET = lambda *_: None  # noqa: E731
 
 
-def bare(name: str, image: str) -> dict:
-    """Run autograder.authoring.bare_run on the reference notebook in a fresh container."""
+def bare(name: str, config: settings.Config) -> dict:
+    """Run autograder.authoring.bare_run on the reference notebook in a fresh container with
+    make grade's CPU and memory limits (a floor measured on more CPUs would measure the CPUs)."""
     root = assignments.repo_root()
     t0 = time.perf_counter()
     out = subprocess.run(
         ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo", "-w", "/tmp",
-         "-e", "PYTHONPATH=/repo", image, "python", "-m", "autograder.authoring.bare_run",
+         "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory,
+         "--memory-swap", config.containers.memory,
+         "-e", "PYTHONPATH=/repo", config.image, "python", "-m", "autograder.authoring.bare_run",
          f"/repo/{assignments.autograder_notebook(name).relative_to(root)}",
          f"/repo/{assignments.autograder_zip(name).relative_to(root)}"],
         capture_output=True, text=True, check=True).stdout
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{'bare RSS MB':>11s} {'score':>6s}", flush=True)
         for name in args.names:
             wall, row = one_submission(name, work, config)
-            b = bare(name, config.image)
+            b = bare(name, config)
             print(f"{name:22s} {wall:9.1f}s {b['wall']:6.1f}s {wall / b['wall']:5.1f}x "
                   f"{row.peak_mb or float('nan'):8.0f} {b['peak_rss_mb']:11.0f} "
                   f"{sum(row.scores.values()):g}/{b['score']:g}", flush=True)
