@@ -23,6 +23,7 @@ else
   apt-get install -y -qq --no-install-recommends python3 python3-venv clang make \
     ca-certificates curl unzip dos2unix jq >/dev/null
   python3 -c 'import sys; assert sys.version_info >= (3, 12), "JAX 0.12 needs Python 3.12+: use a Debian 13 or Ubuntu 24.04 base"'
+  command -v g++ >/dev/null || ln -s "$(command -v clang++)" /usr/local/bin/g++   # as in the image
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --no-cache-dir --disable-pip-version-check --no-deps -r "$SRC/requirements.lock"
   "$VENV/bin/pip" install -q --no-cache-dir --disable-pip-version-check --no-deps --no-build-isolation "$SRC/project"
