@@ -43,14 +43,21 @@ def test_a_bad_file_is_refused_in_one_sentence(tmp_path, change, sentence):
 
 def test_an_assignment_overrides_a_key_of_the_shared_settings():
     config = settings.parse(DATA)
-    written = {"assignment_name": "silu_ffi", "lang": "python", "show_hidden": True,
-               "limits": {"question_s": 120}}
-    merged = settings.zip_config(config, written)
+    merged = settings.zip_config(config, {"assignment_name": "silu_ffi", "lang": "python", "show_hidden": True})
     assert merged["show_hidden"] is True and merged["assignment_name"] == "silu_ffi"
-    assert merged["limits"]["question_s"] == 120
-    assert merged["limits"]["notebook_s"] == DATA["limits"]["notebook_s"]
+    assert merged["force_public_test_summary"] is DATA["otter"]["force_public_test_summary"]
+    limits = settings.zip_limits(config, {"question_s": 120})
+    assert limits["question_s"] == 120 and limits["notebook_s"] == DATA["limits"]["notebook_s"]
     with pytest.raises(settings.ConfigError, match="limits has the unknown key 'questions'"):
-        settings.zip_config(config, {**written, "limits": {"questions": 1}})
+        settings.zip_limits(config, {"questions": 1})
+
+
+def test_otters_own_image_build_keeps_only_otters_keys():
+    """Why the limits travel in limits.json: Otter's grading-image build (otter grade, make
+    grade) rewrites otter_config.json through AutograderConfig, dropping other keys."""
+    from autograder.shared.otter_classes import AutograderConfig
+    kept = AutograderConfig({"lang": "python", "limits": {"question_s": 1}}).get_user_config()
+    assert "limits" not in kept
 
 
 # ---- changing a limit in the file changes grading (the real runner, as root) ----------
@@ -77,9 +84,10 @@ def _grade(tmp_path: Path, **limits) -> dict:
     shutil.rmtree(root, ignore_errors=True)
     (root / "source" / "tests").mkdir(parents=True)
     (root / "submission").mkdir()
-    zip_config = settings.zip_config(settings.parse(DATA), {"assignment_name": "q", "lang": "python"})
-    zip_config["limits"].update(limits)
+    config = settings.parse(DATA)
+    zip_config = settings.zip_config(config, {"assignment_name": "q", "lang": "python"})
     (root / "source" / "otter_config.json").write_text(json.dumps(zip_config))
+    (root / "source" / "limits.json").write_text(json.dumps(settings.zip_limits(config, limits)))
     (root / "source" / "tests" / "q.py").write_text(TESTS)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(3)\nanswer = 42")])
     nbformat.write(nb, root / "submission" / "q.ipynb")

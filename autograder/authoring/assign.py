@@ -39,7 +39,7 @@ def build(name: str) -> None:
 
 
 # Ours replace Otter's conda-based scripts; otter_config.json gets the repository's shared
-# settings and limits merged in; everything else (run_otter.py, tests/) stays byte-identical.
+# Otter settings merged in and limits.json is added; run_otter.py and tests/ stay byte-identical.
 REPLACED = ("setup.sh", "run_autograder")
 PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp")
 
@@ -58,15 +58,18 @@ def own_limits(name: str) -> dict:
 def replace_setup(zip_path: Path, config: settings.Config, limits: dict) -> None:
     """Swap setup.sh and run_autograder for docker/autograder/'s venv-based ones, add what
     they install (requirements.lock, this project's sources under project/) and merge the
-    top-level otter_config.json into the zip's (settings.zip_config), under the assignment's
-    own settings: Otter's keys from its ASSIGNMENT CONFIG's generate:, `limits` from its limits:."""
+    top-level otter_config.json into the zip: Otter's settings into its otter_config.json
+    (under the assignment's own generate: keys), the limits into limits.json (under the
+    assignment's own limits:)."""
     root = assignments.repo_root()
     with zipfile.ZipFile(zip_path) as z:
         kept = [(info, z.read(info)) for info in z.infolist() if info.filename not in REPLACED]
-    kept = [(info, json.dumps(settings.zip_config(config, {**json.loads(data), "limits": limits}), indent=2).encode()
-             if info.filename == settings.FILE else data) for info, data in kept]
+    kept = [(info, json.dumps(settings.zip_config(config, json.loads(data)), indent=2).encode()
+             if info.filename == settings.FILE else data) for info, data in kept
+            if info.filename != settings.LIMITS_FILE]
     added = {name: (root / "docker" / "autograder" / name).read_bytes() for name in REPLACED}
     added["requirements.lock"] = (root / "docker" / "requirements.lock").read_bytes()
+    added[settings.LIMITS_FILE] = json.dumps(settings.zip_limits(config, limits), indent=2).encode()
     for pattern in PROJECT_FILES:
         for path in sorted(root.glob(pattern)):
             added[f"project/{path.relative_to(root)}"] = path.read_bytes()

@@ -58,10 +58,8 @@ def run_runner(submission: Path, assignment: str, root: Path, user: str,
     with zipfile.ZipFile(assignments.autograder_zip(assignment)) as z:
         z.extractall(root / "source")
     if attack:
-        zip_config = root / "source" / settings.FILE
-        data = json.loads(zip_config.read_text())
-        data["limits"].update(validate.attack_limits)
-        zip_config.write_text(json.dumps(data))
+        limits = root / "source" / settings.LIMITS_FILE
+        limits.write_text(json.dumps({**json.loads(limits.read_text()), **validate.attack_limits}))
     (root / "submission").mkdir()
     shutil.copy(submission, root / "submission" / submission.name)
     # A canary secret in the runner's environment: solutions/adversarial/env_secrets.py hunts it.

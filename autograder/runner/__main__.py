@@ -72,7 +72,7 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
     """Run every test file against the witness of /autograder/submission's notebook; Otter's
     results and the record of this grading (its seed, each case's verdict)."""
     source = root / "source"
-    limits = settings.runner_limits(config)
+    limits = settings.runner_limits(source)
     lock_down(root)
     files = sorted((source / "tests").glob("*.py"))
     tests = [ExceptionTestFile.from_file(str(p)) for p in files]
@@ -116,7 +116,7 @@ def _log_output(witness: Witness) -> None:
 
 
 def write_results(results: GradingResults, record: dict, root: Path, config: dict) -> dict:
-    output = results.to_gradescope_dict(AutograderConfig({k: v for k, v in config.items() if k != "limits"}))
+    output = results.to_gradescope_dict(AutograderConfig(config))
     out = root / "results"
     out.mkdir(exist_ok=True)
     (out / "results.json").write_text(json.dumps(output, indent=2))

@@ -5,7 +5,7 @@
     otter       Otter's own settings (keys of Otter's AutograderConfig), merged into every
                 autograder zip's otter_config.json by make assign
     limits      what the runner allows the student's process (autograder.runner): travels
-                in each zip's otter_config.json, so Gradescope and otter grade obey it too
+                in each zip as limits.json, so Gradescope and otter grade obey it too
     containers  make grade's container per submission (autograder.host)
     validate    make validate (autograder.authoring.validate)
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE = "otter_config.json"
+LIMITS_FILE = "limits.json"   # in each autograder zip, beside otter_config.json
 # Set in the runner's environment (never the student's) to regrade with a known seed:
 # make grade --seed N passes it to each container (autograder.runner.verdicts reads it).
 SEED_VARIABLE = "JAX_INTEROP_SEED"
@@ -165,18 +166,22 @@ def load_or_exit() -> Config:
 
 
 def zip_config(config: Config, written: dict) -> dict:
-    """A zip's otter_config.json: the shared Otter settings and limits, under what Otter
-    wrote for the assignment (its name, and any key its ASSIGNMENT CONFIG's generate: sets)."""
-    ours = {k: v for k, v in written.items() if k != "limits"}
-    limits = {**dataclasses.asdict(config.limits), **written.get("limits", {})}
-    merged = {**config.otter, **ours, "limits": limits}
-    runner_limits(merged)   # refuse a bad override at make assign, not at grading
-    return merged
+    """A zip's otter_config.json: the shared Otter settings under what Otter wrote for the
+    assignment (its name, and any key its ASSIGNMENT CONFIG's generate: sets)."""
+    return check_otter({**config.otter, **written}, "the zip's otter_config.json")
 
 
-def runner_limits(zip_settings: dict) -> Limits:
-    """The runner's limits from a zip's otter_config.json."""
-    if "limits" not in zip_settings:
-        raise ConfigError("the autograder zip's otter_config.json has no limits; rebuild it with make assign.")
-    check_otter({k: v for k, v in zip_settings.items() if k != "limits"}, "the zip's otter_config.json")
-    return _typed(Limits, zip_settings["limits"], "limits")
+def zip_limits(config: Config, overrides: dict) -> dict:
+    """A zip's limits.json: the shared limits under the assignment's own `limits:`."""
+    limits = {**dataclasses.asdict(config.limits), **overrides}
+    _typed(Limits, limits, "limits")   # refuse a bad override at make assign, not at grading
+    return limits
+
+
+def runner_limits(source: Path) -> Limits:
+    """The runner's limits: limits.json beside the zip's otter_config.json (Otter's own image
+    build rewrites otter_config.json with Otter's keys only, so the limits travel apart)."""
+    path = source / LIMITS_FILE
+    if not path.exists():
+        raise ConfigError(f"the autograder zip has no {LIMITS_FILE}; rebuild it with make assign.")
+    return _typed(Limits, json.loads(path.read_text()), "limits")
