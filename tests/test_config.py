@@ -53,7 +53,7 @@ def test_an_assignment_overrides_a_key_of_the_shared_settings():
 
 
 def test_otters_own_image_build_keeps_only_otters_keys():
-    """Why the limits travel in limits.json: Otter's grading-image build (otter grade, make
+    """Why the limits travel in files/limits.json: Otter's grading-image build (otter grade, make
     grade) rewrites otter_config.json through AutograderConfig, dropping other keys."""
     from autograder.shared.otter_classes import AutograderConfig
     kept = AutograderConfig({"lang": "python", "limits": {"question_s": 1}}).get_user_config()
@@ -87,7 +87,8 @@ def _grade(tmp_path: Path, **limits) -> dict:
     config = settings.parse(DATA)
     zip_config = settings.zip_config(config, {"assignment_name": "q", "lang": "python"})
     (root / "source" / "otter_config.json").write_text(json.dumps(zip_config))
-    (root / "source" / "limits.json").write_text(json.dumps(settings.zip_limits(config, limits)))
+    (root / "source" / "files").mkdir()
+    (root / "source" / settings.LIMITS_FILE).write_text(json.dumps(settings.zip_limits(config, limits)))
     (root / "source" / "tests" / "q.py").write_text(TESTS)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(3)\nanswer = 42")])
     nbformat.write(nb, root / "submission" / "q.ipynb")

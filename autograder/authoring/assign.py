@@ -39,7 +39,7 @@ def build(name: str) -> None:
 
 
 # Ours replace Otter's conda-based scripts; otter_config.json gets the repository's shared
-# Otter settings merged in and limits.json is added; run_otter.py and tests/ stay byte-identical.
+# Otter settings merged in and files/limits.json is added; run_otter.py and tests/ stay byte-identical.
 REPLACED = ("setup.sh", "run_autograder")
 PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp")
 
@@ -59,7 +59,7 @@ def replace_setup(zip_path: Path, config: settings.Config, limits: dict) -> None
     """Swap setup.sh and run_autograder for docker/autograder/'s venv-based ones, add what
     they install (requirements.lock, this project's sources under project/) and merge the
     top-level otter_config.json into the zip: Otter's settings into its otter_config.json
-    (under the assignment's own generate: keys), the limits into limits.json (under the
+    (under the assignment's own generate: keys), the limits into files/limits.json (under the
     assignment's own limits:)."""
     root = assignments.repo_root()
     with zipfile.ZipFile(zip_path) as z:

@@ -5,7 +5,7 @@
     otter       Otter's own settings (keys of Otter's AutograderConfig), merged into every
                 autograder zip's otter_config.json by make assign
     limits      what the runner allows the student's process (autograder.runner): travels
-                in each zip as limits.json, so Gradescope and otter grade obey it too
+                in each zip as files/limits.json, so Gradescope and otter grade obey it too
     containers  make grade's container per submission (autograder.host)
     validate    make validate (autograder.authoring.validate)
 
@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE = "otter_config.json"
-LIMITS_FILE = "limits.json"   # in each autograder zip, beside otter_config.json
+# In each autograder zip. Otter's grading-image build copies only otter_config.json (rewritten
+# with Otter's keys), run_otter.py, tests/ and files/ (otter/grade/Dockerfile); Gradescope
+# unpacks everything. files/ reaches /autograder/source on every path.
+LIMITS_FILE = "files/limits.json"
 # Set in the runner's environment (never the student's) to regrade with a known seed:
 # make grade --seed N passes it to each container (autograder.runner.verdicts reads it).
 SEED_VARIABLE = "JAX_INTEROP_SEED"
@@ -172,15 +175,14 @@ def zip_config(config: Config, written: dict) -> dict:
 
 
 def zip_limits(config: Config, overrides: dict) -> dict:
-    """A zip's limits.json: the shared limits under the assignment's own `limits:`."""
+    """A zip's files/limits.json: the shared limits under the assignment's own `limits:`."""
     limits = {**dataclasses.asdict(config.limits), **overrides}
     _typed(Limits, limits, "limits")   # refuse a bad override at make assign, not at grading
     return limits
 
 
 def runner_limits(source: Path) -> Limits:
-    """The runner's limits: limits.json beside the zip's otter_config.json (Otter's own image
-    build rewrites otter_config.json with Otter's keys only, so the limits travel apart)."""
+    """The runner's limits: the zip's files/limits.json (see LIMITS_FILE)."""
     path = source / LIMITS_FILE
     if not path.exists():
         raise ConfigError(f"the autograder zip has no {LIMITS_FILE}; rebuild it with make assign.")
