@@ -3,9 +3,10 @@
     python -m autograder.host.bench [NAME ...] [--batch 20]
 
 Per assignment (its reference answer, warm image): the wall time of make grade's path
-for one submission; the same work done bare in one process in the image (execute the
+for one submission (the whole command, with Otter's cached image check that a batch pays
+once) and of its container alone (what each further submission costs); the same work done bare in one process in the image (execute the
 notebook's code, run its tests: autograder.authoring.bare_run, in a container with the
-same CPU and memory limits); their ratio; and the grading
+same CPU and memory limits, container start included); the ratio container / bare; and the grading
 container's peak memory (the cgroup's own figure). Then the throughput of one batch of
 `--batch` submissions (catalogue answers of the first assignment, cycled) with 1 and
 with 2 containers. All ratios come from this one run.
@@ -82,12 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     config = settings.load_or_exit()
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
-        print(f"{'assignment':22s} {'make grade':>10s} {'bare':>7s} {'ratio':>6s} {'peak MB':>8s} "
-              f"{'bare RSS MB':>11s} {'score':>6s}", flush=True)
+        print(f"{'assignment':22s} {'make grade':>10s} {'container':>9s} {'bare':>7s} {'ratio':>6s} "
+              f"{'peak MB':>8s} {'bare RSS MB':>11s} {'score':>6s}", flush=True)
         for name in args.names:
             wall, row = one_submission(name, work, config)
             b = bare(name, config)
-            print(f"{name:22s} {wall:9.1f}s {b['wall']:6.1f}s {wall / b['wall']:5.1f}x "
+            print(f"{name:22s} {wall:9.1f}s {row.seconds:8.1f}s {b['wall']:6.1f}s {row.seconds / b['wall']:5.2f}x "
                   f"{row.peak_mb or float('nan'):8.0f} {b['peak_rss_mb']:11.0f} "
                   f"{sum(row.scores.values()):g}/{b['score']:g}", flush=True)
         minutes = throughput(args.names[0], work, args.batch, config)
