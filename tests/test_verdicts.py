@@ -36,7 +36,7 @@ def test_verdicts_match_otters_own_run_and_keep_the_sentence(tmp_path):
     path.write_text(SOURCE)
     otters, ours = ExceptionTestFile.from_file(str(path)), ExceptionTestFile.from_file(str(path))
     otters.run({"answer": 42})
-    got = verdicts.run_file(ours, SOURCE, {"answer": 42})
+    got = verdicts.run_file(ours, {"answer": 42})
     assert [(r.passed, r.message) for r in ours.test_case_results] == \
            [(r.passed, r.message) for r in otters.test_case_results]
     assert (ours.score, ours.possible) == (otters.score, otters.possible) == (1, 3)

@@ -22,11 +22,15 @@ class Row:
     status: str                       # "Completed" or the reason it was not graded
     scores: dict[str, float]          # question -> points earned
     feedback: str = ""                # what the student sees (visible outputs)
-    passed: frozenset[str] = frozenset()  # names of the cases that passed
     seconds: float = 0.0
     peak_mb: float | None = None      # the grading container's peak memory (make bench)
     seed: int | None = None           # the seed the grading drew (regrade with --seed)
     verdicts: list = field(default_factory=list)  # grading.json's cases: name, concept, passed, message
+
+    @property
+    def passed(self) -> frozenset[str]:
+        """Names of the cases that passed."""
+        return frozenset(v["name"] for v in self.verdicts if v.get("passed"))
 
 
 def row(file: str, results: dict | None, status: str, seconds: float, grading: dict | None = None) -> Row:
@@ -40,9 +44,8 @@ def row(file: str, results: dict | None, status: str, seconds: float, grading: d
     notes = [results["output"]] if results.get("output") else []   # the runner's notes
     visible = "\n\n".join(notes + [f"{t['name']}:\n{t.get('output', '')}" for t in results.get("tests", [])
                                    if t.get("visibility") == "visible"])
-    verdicts = list(grading.get("cases", []))
-    return Row(file, status, scores, visible, frozenset(v["name"] for v in verdicts if v.get("passed")),
-               seconds, seed=grading.get("seed"), verdicts=verdicts)
+    return Row(file, status, scores, visible, seconds, seed=grading.get("seed"),
+               verdicts=list(grading.get("cases", [])))
 
 
 def write_csv(path: Path, rows: list[Row], all_cases: list[Case]) -> None:

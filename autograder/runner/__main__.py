@@ -74,8 +74,7 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
     source = root / "source"
     limits = settings.runner_limits(source)
     lock_down(root)
-    files = sorted((source / "tests").glob("*.py"))
-    tests = [ExceptionTestFile.from_file(str(p)) for p in files]
+    tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
     record = {"seed": verdicts.draw_seed(), "cases": []}
     work = Path(tempfile.mkdtemp(prefix="grading-"))
     os.chmod(work, 0o711)   # the student may pass through to its own folder, not list it
@@ -92,8 +91,8 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
             witness = Witness(student_copy(found.notebook, work, user), work / "student", limits, user)
             answer = witness.answer
         env = Remote(answer, seed=record["seed"])
-        for test_file, path in zip(tests, files):
-            record["cases"] += verdicts.run_file(test_file, path.read_text(), env)
+        for test_file in tests:
+            record["cases"] += verdicts.run_file(test_file, env)
     finally:
         if witness is not None:
             witness.close()

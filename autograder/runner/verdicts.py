@@ -24,9 +24,9 @@ def draw_seed() -> int:
     return int(given) if given else secrets.randbits(32)
 
 
-def run_file(test_file: ExceptionTestFile, source: str, env) -> list[dict]:
+def run_file(test_file: ExceptionTestFile, env) -> list[dict]:
     """Run every case of `test_file` against `env`; its verdicts as data."""
-    concepts = {c.test: c.concept for c in from_source(source)}
+    concepts = {c.test: c.concept for c in from_source(test_file.source)}
     test_file.test_case_results, verdicts = [], []
     for tc in test_file.test_cases:
         passed, message, sentence = True, "✅ Test case passed", ""
