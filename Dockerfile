@@ -46,14 +46,16 @@ RUN --mount=type=secret,id=pip_ca \
 RUN useradd --create-home --uid 1000 --shell /bin/bash student
 
 # This project's packages, then the chapter's kernels compiled once into a read-only
-# cache, so grading never pays the compile time for them.
+# cache, so grading never pays the compile time for them, and bytecode for the ~1,100
+# modules a grading imports (21 MB; 2.8 s less per grading: autograder/authoring/bytecode.py).
 COPY pyproject.toml /opt/jax-interop/src/pyproject.toml
 COPY autograder /opt/jax-interop/src/autograder
 COPY kernels /opt/jax-interop/src/kernels
 RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
  && rm -rf /opt/jax-interop/src /tmp/* \
  && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
- && chmod -R a+rX,go-w /opt/jax-interop
+ && chmod -R a+rX,go-w /opt/jax-interop \
+ && python -I -m autograder.authoring.bytecode
 
 # ------------------------------------------------------------------------------------
 # The students' image: JupyterLab on top of the grader, so a notebook runs the same code
@@ -62,7 +64,6 @@ FROM grader AS lab
 COPY docker/lab-requirements.lock /tmp/lab-requirements.lock
 RUN --mount=type=secret,id=pip_ca \
     if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca; fi \
- && pip install --no-deps -r /tmp/lab-requirements.lock \
+ && pip install --no-deps --no-compile -r /tmp/lab-requirements.lock \
  && pip check \
- && mv /tmp/lab-requirements.lock "$VIRTUAL_ENV/lab-requirements.lock" \
- && find "$VIRTUAL_ENV" -depth -name __pycache__ -type d -exec rm -rf {} +
+ && mv /tmp/lab-requirements.lock "$VIRTUAL_ENV/lab-requirements.lock"

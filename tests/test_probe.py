@@ -61,9 +61,17 @@ def test_guard_undoes_patches_to_modules_functions_and_classes():
     np.isclose = lambda *a, **k: True
     checks.expect_close.__code__ = (lambda *a, **k: None).__code__
     jax.stages.Lowered.as_text = lambda self, *a, **k: "forged"
+    real_defaults, real_linspace = checks.expect_close.__defaults__, np.linspace
+    checks.expect_close.__defaults__ = None
+    del np.linspace                 # deleted and added back: the dict's order changes
+    np.linspace = lambda *a, **k: None
     try:
-        assert guard.restore() >= 3
+        assert guard.restore() >= 4
         assert np.isclose is real_isclose and checks.expect_close.__code__ is real_code
+        assert checks.expect_close.__defaults__ is real_defaults and np.linspace is real_linspace
         assert jax.jit(lambda v: v).lower(1.0).as_text() != "forged"
+        assert guard.restore() == 0     # what was put back is the new "unchanged"
+        np.isclose = lambda *a, **k: True
+        assert guard.restore() == 1 and np.isclose is real_isclose
     finally:
         np.isclose = real_isclose

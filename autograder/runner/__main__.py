@@ -6,7 +6,8 @@
 1. Lock /autograder (source with the hidden tests, submission, results) to root.
 2. Take the one notebook out of /autograder/submission (a zip from grader.export() is
    unpacked safely: autograder.shared.submissions); check it is this assignment's.
-3. Start the witness (autograder.runner.sandbox): the notebook runs as `student` with limits.
+3. Start the witness (autograder.runner.sandbox): the notebook's cells (autograder.shared.cells)
+   run as `student` with limits.
 4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
    to the witness, only data comes back, the verdict is reached in this process.
 5. Kill every student process, then write Otter's results.json and results.pkl (both
@@ -24,7 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.shared import config as settings, submissions
+import nbformat
+
+from autograder.shared import cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
@@ -49,8 +52,9 @@ def find_notebook(submission: Path, assignment: str, work: Path, max_bytes: int)
     return submissions.check(notebooks[0], assignment, work, max_bytes)
 
 
-def student_copy(notebook: Path, work: Path, user: str) -> Path:
-    """A folder owned by the student holding only the notebook."""
+def student_copy(notebook: Path, work: Path, user: str, assignment: str) -> Path:
+    """A folder owned by the student holding only the notebook, and beside it (root's,
+    read-only) the cells the witness runs; the path of the latter."""
     account = pwd.getpwnam(user)
     home = work / "student"
     (home / "tmp").mkdir(parents=True)
@@ -59,7 +63,10 @@ def student_copy(notebook: Path, work: Path, user: str) -> Path:
     for path in (home, home / "tmp", target):
         os.chown(path, account.pw_uid, account.pw_gid)
     os.chmod(home, 0o700)
-    return target
+    listing = cells.write(nbformat.read(notebook, as_version=4), work / "cells.json",
+                          cells.witness_imports(assignment))
+    os.chmod(listing, 0o644)
+    return listing
 
 
 def _unanswerable(reason: str):
@@ -81,14 +88,15 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
     notes: list[str] = []
     witness = None
     try:
-        found = find_notebook(root / "submission", config.get("assignment_name", ""), work,
-                              limits.notebook_bytes)
+        assignment = config.get("assignment_name", "")
+        found = find_notebook(root / "submission", assignment, work, limits.notebook_bytes)
         if found.problem:
             notes.append(f"Your submission could not be graded: {found.problem}.")
             answer = _unanswerable("{what} was not computed: the submission could not be graded "
                                    f"({found.problem})")
         else:
-            witness = Witness(student_copy(found.notebook, work, user), work / "student", limits, user)
+            witness = Witness(student_copy(found.notebook, work, user, assignment), work / "student",
+                              limits, user)
             answer = witness.answer
         env = Remote(answer, seed=record["seed"])
         for test_file in tests:

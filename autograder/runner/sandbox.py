@@ -56,7 +56,7 @@ def death(returncode: int) -> str:
 
 @dataclass
 class Witness:
-    notebook: Path
+    cells: Path                                          # the cells to run: autograder.shared.cells
     work: Path
     limits: Limits                                       # otter_config.json's `limits`
     user: str = "student"
@@ -92,7 +92,7 @@ class Witness:
                "prlimit", f"--as={lim.address_space_bytes}", f"--nproc={lim.processes}",
                f"--fsize={lim.file_bytes}", f"--nofile={lim.open_files}", f"--cpu={lim.cpu_s}",
                "--core=0", "--",
-               sys.executable, "-I", "-m", "autograder.witness", str(self.notebook),
+               sys.executable, "-I", "-m", "autograder.witness", str(self.cells),
                str(req_r), str(rep_w), ",".join(map(str, sorted(self.skip)))]
         self.proc = subprocess.Popen(cmd, cwd=self.work, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

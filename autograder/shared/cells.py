@@ -1,0 +1,43 @@
+"""Which cells of a notebook are the student's work. The runner picks them and hands them to
+the witness as JSON (so the student's process needs no nbformat: ~0.5 s of its start), with
+the modules the assignment's questions use there (its testkit's WITNESS_IMPORTS), which the
+witness imports and guards before the first cell; make bench's bare floor
+(autograder.authoring.bare_run) runs the same cells."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def gradable_cells(nb) -> list[tuple[int, str]]:
+    """(index, source) of the code cells to run. Otter's own cells (init, grader.check,
+    grader.export: every line of them is Otter's) are not part of the work; a cell that
+    also holds other code runs whole."""
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        lines = [l.strip() for l in cell.source.splitlines()] if cell.cell_type == "code" else []
+        code = [l for l in lines if l and not l.startswith("#")]
+        if code and not all(l.startswith(("import otter", "grader.", "grader =")) for l in code):
+            cells.append((index, cell.source))
+    return cells
+
+
+def write(nb, path: Path, imports: tuple[str, ...] = ()) -> Path:
+    """The gradable cells of `nb`, and the modules to import first, as the witness reads them."""
+    path.write_text(json.dumps({"imports": list(imports), "cells": gradable_cells(nb)}))
+    return path
+
+
+def read(path: str) -> tuple[list[str], list[tuple[int, str]]]:
+    data = json.loads(Path(path).read_text())
+    return [str(m) for m in data["imports"]], [(int(i), str(source)) for i, source in data["cells"]]
+
+
+def witness_imports(assignment: str) -> tuple[str, ...]:
+    """The modules `assignment`'s questions use in the witness beyond JAX and NumPy."""
+    import importlib
+    try:
+        kit = importlib.import_module(f"autograder.shared.testkit.{assignment}")
+    except ImportError:
+        return ()
+    return tuple(getattr(kit, "WITNESS_IMPORTS", ()))
