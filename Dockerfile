@@ -42,8 +42,10 @@ RUN --mount=type=secret,id=pip_ca \
  && find "$VIRTUAL_ENV" -path '*/site-packages/*/tests' -type d -prune -exec rm -rf {} + \
  && rm -rf "$VIRTUAL_ENV"/lib/python3*/site-packages/playwright/driver
 
-# The unprivileged account that runs student code and JupyterLab.
-RUN useradd --create-home --uid 1000 --shell /bin/bash student
+# The unprivileged account that runs student code and JupyterLab, and the one that runs the
+# programs an answer built (autograder/executor/: another uid, out of the student's reach).
+RUN useradd --create-home --uid 1000 --shell /bin/bash student \
+ && useradd --no-create-home --uid 1001 --shell /usr/sbin/nologin executor
 
 # This project's packages, then the chapter's kernels compiled once into a read-only
 # cache, so grading never pays the compile time for them, and bytecode for the ~1,100

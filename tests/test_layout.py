@@ -17,13 +17,16 @@ ALLOWED = {
     "shared": {"shared"},
     "witness": {"shared", "kernels"},
     "runner": {"shared"},
+    "executor": {"shared", "kernels"},
     "authoring": {"shared", "runner", "witness", "kernels"},
     "host": {"shared"},
     "kernels": {"shared", "witness"},   # kernels/demo.py prints lowerings with witness.inspection
 }
-# The only crossing outside ALLOWED: Otter's in-process runs (grader.check) evaluate the
-# question in the notebook's own process, which is the witness side by definition.
-EXCEPTIONS = {("autograder.shared.probe", "autograder.witness.evaluate")}
+# The only crossings outside ALLOWED: Otter's in-process runs (grader.check) evaluate the
+# question, and run the program, in the notebook's own process, which is the witness side
+# by definition.
+EXCEPTIONS = {("autograder.shared.probe", "autograder.witness.evaluate"),
+              ("autograder.shared.probe", "autograder.executor.program")}
 
 
 def _module(path: Path) -> str:
@@ -72,9 +75,9 @@ def test_imports_point_one_way(module):
     assert not bad, f"{module} ({here}/) imports {bad}, outside {sorted(ALLOWED.get(here, ()))}"
 
 
-@pytest.mark.parametrize("start", ["runner", "host"])
+@pytest.mark.parametrize("start", ["runner", "host", "executor"])
 def test_trusted_code_never_reaches_the_witness(start):
-    """Transitively: whatever runner/ or host/ imports never loads witness/ code."""
+    """Transitively: whatever runner/, host/ or executor/ imports never loads witness/ code."""
     seen, todo = set(), [m for m in GRAPH if _folder(m) == start]
     while todo:
         m = todo.pop()

@@ -50,7 +50,7 @@ class Graded:
     log_bytes: int      # how much the runner printed (the instructor's log)
 
 
-def run_runner(submission: Path, assignment: str, root: Path, user: str,
+def run_runner(submission: Path, assignment: str, root: Path, user: tuple[str, str],
                validate: settings.ValidateSettings, attack: bool = False) -> Graded:
     """Grade one submission with the trusted runner, in an /autograder-like folder `root`
     holding the autograder zip's files (as on Gradescope). Attacks wait less (the config's
@@ -64,7 +64,7 @@ def run_runner(submission: Path, assignment: str, root: Path, user: str,
     shutil.copy(submission, root / "submission" / submission.name)
     # A canary secret in the runner's environment: solutions/adversarial/env_secrets.py hunts it.
     env = {**os.environ, "GRADER_TOKEN": "canary-3b1f"}
-    proc = subprocess.run([sys.executable, "-I", "-m", "autograder.runner", str(root), user],
+    proc = subprocess.run([sys.executable, "-I", "-m", "autograder.runner", str(root), *user],
                           capture_output=True, timeout=validate.runner_timeout_s, env=env)
     results = root / "results" / "results.json"
     if proc.returncode != 0 or not results.exists():
@@ -106,10 +106,10 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     submission = _submission(answer, assignment, folder)
     attack = answer is not None and answer.path.parent.name == "adversarial"
     t0 = time.perf_counter()
-    user = users.get()   # one account per parallel grading: the runner kills all its processes
+    user = users.get()   # accounts per parallel grading (witness, executor): the runner kills all their processes
     try:
         got = run_runner(submission, assignment, folder / "ag", user, validate, attack)
-        survivors = sandbox.processes_of(user)
+        survivors = sandbox.processes_of(user[0]) + sandbox.processes_of(user[1])
     except Exception as exc:  # a grading failure is a mismatch, reported in the table
         return Checked(assignment, name, f"{answer.score:g}" if answer else "<max", "error", False,
                    str(exc)[:500], time.perf_counter() - t0)
@@ -123,7 +123,7 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     problems += [f"{s!r} appears in the results" for s in answer.absent if s in got.results]
     problems += [f"{m} exists after grading" for m in answer.markers if Path(m).exists()]
     if survivors:
-        problems.append(f"{len(survivors)} processes of {user} survived grading")
+        problems.append(f"{len(survivors)} processes of {' and '.join(user)} survived grading")
     if got.log_bytes > validate.log_bytes:
         problems.append(f"the runner printed {got.log_bytes} bytes")
     ok = abs(got.score - answer.score) < 1e-6 and not problems
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     users: queue.Queue = queue.Queue()
     for i in range(args.jobs):
-        users.put(grading_account(f"grader{i}"))
+        users.put((grading_account(f"grader{i}"), grading_account(f"grader{i}x")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda job: _check(job[0], job[1], Path(tmp), users, validate), jobs))
     print(f"\n{'assignment':22s} {'answer':34s} {'expected':>8s} {'got':>6s}  verdict   time")

@@ -1,7 +1,8 @@
 """The trusted grading process: what run_autograder starts, as root, on Gradescope, under
 `otter grade` and under `make grade`.
 
-    python -I -m autograder.runner [AUTOGRADER_DIR [USER]]   (default /autograder student)
+    python -I -m autograder.runner [AUTOGRADER_DIR [USER [EXECUTOR_USER]]]
+                                       (default /autograder student executor)
 
 1. Lock /autograder (source with the hidden tests, submission, results) to root.
 2. Take the one notebook out of /autograder/submission (a zip from grader.export() is
@@ -9,7 +10,9 @@
 3. Start the witness (autograder.runner.sandbox): the notebook's cells (autograder.shared.cells)
    run as `student` with limits.
 4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
-   to the witness, only data comes back, the verdict is reached in this process.
+   to the witness, only data comes back, the verdict is reached in this process; a
+   program the witness hands over (its StableHLO text) is run by the executor
+   (autograder.runner.executor), its own unprivileged process without student code.
 5. Kill every student process, then write Otter's results.json and results.pkl (both
    from this process only: the pickle that `otter grade` loads holds no student object)
    and grading.json (the seed and each case's verdict as data: autograder.runner.verdicts).
@@ -31,6 +34,7 @@ from autograder.shared import cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
+from autograder.runner.executor import USER as EXECUTOR_USER, Executor
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -75,7 +79,8 @@ def _unanswerable(reason: str):
     return answer
 
 
-def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[GradingResults, dict]:
+def grade_submission(root: Path, config: dict, user: str = "student",
+                     executor_user: str = EXECUTOR_USER) -> tuple[GradingResults, dict]:
     """Run every test file against the witness of /autograder/submission's notebook; Otter's
     results and the record of this grading (its seed, each case's verdict)."""
     source = root / "source"
@@ -86,7 +91,7 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
     work = Path(tempfile.mkdtemp(prefix="grading-"))
     os.chmod(work, 0o711)   # the student may pass through to its own folder, not list it
     notes: list[str] = []
-    witness = None
+    witness = executor = None
     try:
         assignment = config.get("assignment_name", "")
         found = find_notebook(root / "submission", assignment, work, limits.notebook_bytes)
@@ -95,10 +100,11 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
             answer = _unanswerable("{what} was not computed: the submission could not be graded "
                                    f"({found.problem})")
         else:
-            witness = Witness(student_copy(found.notebook, work, user, assignment), work / "student",
-                              limits, user)
+            witness = Witness(work / "student", limits, user,
+                              cells=student_copy(found.notebook, work, user, assignment))
             answer = witness.answer
-        env = Remote(answer, seed=record["seed"])
+        executor = Executor(work / "executor", limits, executor_user)
+        env = Remote(answer, seed=record["seed"], execute=executor.run)
         for test_file in tests:
             record["cases"] += verdicts.run_file(test_file, env)
     finally:
@@ -106,7 +112,11 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
             witness.close()
             notes += witness.notes()
             _log_output(witness)
+        if executor is not None:
+            executor.close()
+            _log_output(executor, "the grader's runs of the answer's programs")
         kill_user(user)
+        kill_user(executor_user)
         shutil.rmtree(work, ignore_errors=True)
     results = GradingResults(tests)
     if notes:
@@ -114,12 +124,14 @@ def grade_submission(root: Path, config: dict, user: str = "student") -> tuple[G
     return results, record
 
 
-def _log_output(witness: Witness) -> None:
-    """The notebook's output, for the instructor's log only (never the student's results)."""
-    text = witness.log.decode(errors="replace")
-    print(f"--- notebook output ({len(witness.log)} bytes kept, {witness.dropped} dropped) ---")
+def _log_output(process, name: str = "notebook") -> None:
+    """A process's output, for the instructor's log only (never the student's results)."""
+    if not process.starts:
+        return
+    text = process.log.decode(errors="replace")
+    print(f"--- {name} output ({len(process.log)} bytes kept, {process.dropped} dropped) ---")
     print(text[-20000:])
-    print("--- end of notebook output ---")
+    print(f"--- end of {name} output ---")
 
 
 def write_results(results: GradingResults, record: dict, root: Path, config: dict) -> dict:
@@ -133,11 +145,11 @@ def write_results(results: GradingResults, record: dict, root: Path, config: dic
     return output
 
 
-def main(root: str = "/autograder", user: str = "student") -> None:
+def main(root: str = "/autograder", user: str = "student", executor_user: str = EXECUTOR_USER) -> None:
     become_subreaper()
     path = Path(root)
     config = json.loads((path / "source" / "otter_config.json").read_text())
-    results, record = grade_submission(path, config, user)
+    results, record = grade_submission(path, config, user, executor_user)
     output = write_results(results, record, path, config)
     print(f"score: {results.total} / {results.possible}")
     if "output" in output:
@@ -146,4 +158,4 @@ def main(root: str = "/autograder", user: str = "student") -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

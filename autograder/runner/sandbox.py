@@ -54,14 +54,23 @@ def death(returncode: int) -> str:
     return f"ended the Python process (exit code {returncode}: sys.exit, os._exit or a fatal error)"
 
 
+def limited_command(user: str, limits: Limits, argv: list[str]) -> list[str]:
+    """`argv` as `user` (no groups, no new privileges, no capabilities) under the rlimits."""
+    account = pwd.getpwnam(user)
+    return ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
+            "--clear-groups", "--no-new-privs", "--inh-caps=-all",
+            "prlimit", f"--as={limits.address_space_bytes}", f"--nproc={limits.processes}",
+            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", f"--cpu={limits.cpu_s}",
+            "--core=0", "--", *argv]
+
+
 @dataclass
-class Witness:
-    cells: Path                                          # the cells to run: autograder.shared.cells
+class LimitedProcess:
+    """A Python module run as `user` under the limits, spoken to over a pair of pipes; its
+    output is kept (up to limits.output_bytes) for the instructor's log."""
     work: Path
     limits: Limits                                       # otter_config.json's `limits`
     user: str = "student"
-    skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
-    errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
     log: bytearray = field(default_factory=bytearray)
     dropped: int = 0
     starts: int = 0
@@ -75,25 +84,17 @@ class Witness:
                              "time were used up")
         return left
 
-    # ------------------------------------------------------------ process ---
-    def _spawn(self) -> None:
+    def _spawn_module(self, module: str, *args: str) -> None:
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
-        account = pwd.getpwnam(self.user)
         env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
                "HOME": str(self.work), "TMPDIR": str(self.work / "tmp"), "LANG": "C.UTF-8",
                "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "1",
                "JAX_INTEROP_KERNEL_CACHE": str(self.work / ".cache" / "kernels"),
                "JAX_INTEROP_PREBUILT_KERNELS": os.environ.get(
                    "JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels")}
-        lim = self.limits
-        cmd = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
-               "--clear-groups", "--no-new-privs", "--inh-caps=-all",
-               "prlimit", f"--as={lim.address_space_bytes}", f"--nproc={lim.processes}",
-               f"--fsize={lim.file_bytes}", f"--nofile={lim.open_files}", f"--cpu={lim.cpu_s}",
-               "--core=0", "--",
-               sys.executable, "-I", "-m", "autograder.witness", str(self.cells),
-               str(req_r), str(rep_w), ",".join(map(str, sorted(self.skip)))]
+        cmd = limited_command(self.user, self.limits,
+                              [sys.executable, "-I", "-m", module, *args, str(req_r), str(rep_w)])
         self.proc = subprocess.Popen(cmd, cwd=self.work, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      pass_fds=(req_r, rep_w), start_new_session=True)
@@ -123,8 +124,16 @@ class Witness:
     def _receive(self, deadline: float) -> dict:
         return wire.receive(lambda n: self._read(n, deadline), self.limits.message_bytes)
 
+    def _write(self, data: bytes, deadline: float) -> None:
+        os.set_blocking(self._req_w, False)
+        while data:
+            _, ready, _ = select.select([], [self._req_w], [], max(deadline - time.monotonic(), 0))
+            if not ready:
+                raise TimeoutError
+            data = data[os.write(self._req_w, data):]
+
     def _stop(self) -> int:
-        """Kill the witness and everything else the student's uid runs; its exit status."""
+        """Kill the process and everything else its user runs; its exit status."""
         if self.proc is None:
             return 0
         try:
@@ -137,6 +146,20 @@ class Witness:
             os.close(fd)
         self.proc = None
         return code
+
+    def close(self) -> None:
+        self._stop()
+
+
+@dataclass
+class Witness(LimitedProcess):
+    cells: Path = Path()                                 # the cells to run: autograder.shared.cells
+    skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
+    errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
+
+    def _spawn(self) -> None:
+        self._spawn_module("autograder.witness", str(self.cells),
+                           ",".join(map(str, sorted(self.skip))) or "-")
 
     # ----------------------------------------------------------- notebook ---
     def _start(self) -> None:
@@ -198,17 +221,6 @@ class Witness:
         except PROTOCOL_ERRORS:
             self._stop()
             raise Unanswered(f"Your notebook's process {BROKE_PROTOCOL} while computing {{what}}") from None
-
-    def _write(self, data: bytes, deadline: float) -> None:
-        os.set_blocking(self._req_w, False)
-        while data:
-            _, ready, _ = select.select([], [self._req_w], [], max(deadline - time.monotonic(), 0))
-            if not ready:
-                raise TimeoutError
-            data = data[os.write(self._req_w, data):]
-
-    def close(self) -> None:
-        self._stop()
 
 
 def processes_of(user: str) -> list[int]:

@@ -45,8 +45,9 @@ class Unanswered(Exception):
 # ------------------------------------------------------------ grader side ----------
 
 class Ask:
-    def __init__(self, answer, seed: int):
+    def __init__(self, answer, seed: int, execute=None):
         self._answer = answer   # (expr, encoded inputs) -> {"ok": data} | {"error": str}
+        self._execute = execute  # (StableHLO text, [arrays], each) -> executor report
         self.seed = seed
 
     def run(self, expr: str, *, what: str | None = None, hint: str = "", **inputs) -> Any:
@@ -59,6 +60,22 @@ class Ask:
         if "error" in reply:
             checks.fail(f"{what} raised {reply['error']}" + (f"; {hint}" if hint else "."))
         return wire.decode(reply["ok"])
+
+    def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
+                **inputs) -> dict:
+        """The program that `fn` (an expression naming a function) builds under jax.jit on
+        the inputs named by `args`, read and run outside the student's Python: the witness
+        hands over only its StableHLO text; the executor (autograder.executor, its own
+        unprivileged process with only the course's kernels) reads its custom_calls and runs
+        it on the grader's own input arrays, as is and poisoned. Returns
+        autograder.executor.program.report's data."""
+        text = self.run(f"jax.jit({fn}).lower({', '.join(args)}).as_text()", what=what, hint=hint, **inputs)
+        checks.expect(isinstance(text, str), f"Lowering {what} gave no program.")
+        arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
+        try:
+            return wire.decode(wire.encode(self._execute(text, arrays, each)))
+        except Unanswered as exc:
+            checks.fail(str(exc).replace("{what}", what) + ".")
 
     def defined(self, name: str) -> bool:
         """Whether the notebook defined `name` (and not as None)."""
@@ -86,8 +103,8 @@ def _input(value) -> dict:
 class Remote:
     """What the runner hands to test functions as Otter's `env`."""
 
-    def __init__(self, answer, seed: int):
-        self.ask = Ask(answer, seed)
+    def __init__(self, answer, seed: int, execute=None):
+        self.ask = Ask(answer, seed, execute)
 
     def get(self, name, default=None):  # Otter passes env.get(arg) for other parameters
         return default
@@ -97,7 +114,10 @@ def connect(env) -> Ask:
     if isinstance(env, Remote):
         return env.ask
     # Otter's in-process runs (grader.check, otter assign): `env` is the notebook's own
-    # globals, so this process IS the student's side and answers itself; a fixed seed
-    # gives stable feedback. The one import from shared/ into witness/ (tests/test_layout.py).
+    # globals, so this process IS the student's side and answers itself, and runs the
+    # programs itself; a fixed seed gives stable feedback. The imports from shared/ into
+    # witness/ and executor/ (tests/test_layout.py).
+    from autograder.executor.program import run_safely
     from autograder.witness.evaluate import evaluate
-    return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0)
+    return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0,
+               execute=lambda text, args, each: run_safely(text, args, each=each))

@@ -1,6 +1,6 @@
 """The student's side of grading: execute the notebook, then answer the grader's questions.
 
-    python -I -m autograder.witness CELLS_JSON REQUEST_FD REPLY_FD [SKIP_CELLS]
+    python -I -m autograder.witness CELLS_JSON SKIP_CELLS REQUEST_FD REPLY_FD   (SKIP_CELLS: 1,4 or -)
 
 Started by autograder.runner as the unprivileged `student` user with resource limits, in
 a work folder holding only the notebook; the runner lists the cells to run in CELLS_JSON
@@ -43,7 +43,7 @@ def _prepare(imports: list[str]):
     return shell, ModuleGuard()
 
 
-def main(cell_list: str, request_fd: str, reply_fd: str, skip: str = "") -> None:
+def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
     from autograder.shared import checks, wire
     from autograder.witness.evaluate import evaluate
 
@@ -51,7 +51,7 @@ def main(cell_list: str, request_fd: str, reply_fd: str, skip: str = "") -> None
     replies = os.fdopen(int(reply_fd), "wb")
     imports, sources = cells.read(cell_list)
     shell, guard = _prepare(imports)
-    skipped = {int(i) for i in skip.split(",") if i}
+    skipped = {int(i) for i in skip.split(",") if i.isdigit()}
     errors = []
     for index, source in sources:
         if index in skipped:

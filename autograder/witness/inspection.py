@@ -13,15 +13,12 @@ Hidden tests ask structural questions through this module, never through strings
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
 from jax.extend import core as jex_core
-from jax.extend.mlir import ir
 from jax.interpreters import ad, batching
 
 # The primitive objects themselves: matching by identity cannot be fooled by a name.
@@ -92,106 +89,9 @@ def ffi_call_targets(jaxpr) -> list[str]:
 
 # ------------------------------------------------------------- StableHLO ----------
 
-# What JAX's host callbacks lower to (jax/_src/callback.py: xla_ffi_python_cpu_callback,
-# xla_ffi_partitioned_python_cpu_callback, and the older buffer/untyped variants).
-_HOST_CALLBACK_TARGET = re.compile(r"^xla_(ffi_|buffer_)?(partitioned_)?python_(cpu|gpu)_callback$")
-# Targets XLA or JAX itself emits that no student registers.
-_XLA_INTERNAL_TARGETS = frozenset({
-    "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost", "MoveToDevice",
-    "annotate_device_placement", "dce_sink", "LayoutConstraint", "PartialReduce",
-    "X64Combine", "X64SplitLow", "X64SplitHigh", "tpu_custom_call", "mosaic_gpu",
-})
-
-
-def jaxlib_builtin_targets() -> frozenset[str]:
-    """FFI targets that jaxlib registers for itself (LAPACK and sparse kernels)."""
-    names = set(_XLA_INTERNAL_TARGETS)
-    for module_name in ("jaxlib.lapack", "jaxlib.cpu_sparse"):
-        try:
-            module = __import__(module_name, fromlist=["registrations"])
-            for targets in module.registrations().values():
-                names.update(t[0] for t in targets)
-        except (ImportError, AttributeError):
-            pass
-    return frozenset(names)
-
-
-@dataclass(frozen=True)
-class Attribute:
-    value: Any          # Python value: float, int, bool, str, np.ndarray, or the MLIR text
-    type: str           # MLIR type, e.g. "f32", "i64", "ui64"; "" for strings and others
-
-
-@dataclass(frozen=True)
-class CustomCall:
-    target: str
-    kind: str                                   # "ffi", "host_callback" or "builtin"
-    attributes: dict[str, Attribute] = field(default_factory=dict)  # FFI attributes (eps=...)
-    operand_types: tuple[str, ...] = ()
-    result_types: tuple[str, ...] = ()
-
-
-def classify_target(target: str) -> str:
-    if _HOST_CALLBACK_TARGET.match(target):
-        return "host_callback"
-    if target in jaxlib_builtin_targets() or target.startswith(("xla.", "mhlo.", "sdy.")):
-        return "builtin"
-    return "ffi"
-
-
-def _attribute(attr: ir.Attribute) -> Attribute:
-    # The MLIR bindings return attributes already downcast to their concrete class.
-    if isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)):
-        return Attribute(attr.value, str(attr.type))
-    if isinstance(attr, (ir.BoolAttr, ir.StringAttr)):
-        return Attribute(attr.value, "")
-    if isinstance(attr, ir.DenseElementsAttr):
-        return Attribute(np.array(attr), str(attr.type))
-    return Attribute(str(attr), "")
-
-
-def _custom_call(op: ir.Operation) -> CustomCall:
-    attrs = op.attributes
-    target = attrs["call_target_name"].value
-    ffi_attrs = {}
-    # Typed FFI: the handler's attributes (eps = ... : f32), where jax.ffi puts them
-    # (mhlo.backend_config) or, in a custom_call written by hand, in backend_config.
-    for key in ("backend_config", "mhlo.backend_config"):
-        config = attrs[key] if key in attrs else None
-        if isinstance(config, ir.DictAttr):
-            for i in range(len(config)):
-                ffi_attrs[config[i].name] = _attribute(config[i].attr)
-    return CustomCall(
-        target=target, kind=classify_target(target), attributes=ffi_attrs,
-        operand_types=tuple(str(v.type) for v in op.operands),
-        result_types=tuple(str(r.type) for r in op.results))
-
-
-def walk(op: ir.Operation) -> Iterator[ir.Operation]:
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-                yield from walk(child.operation)
-
-
-def stablehlo_module(lowered_or_module) -> ir.Module:
-    if isinstance(lowered_or_module, ir.Module):
-        return lowered_or_module
-    return lowered_or_module.compiler_ir("stablehlo")
-
-
-def custom_calls(lowered_or_module) -> list[CustomCall]:
-    """Every stablehlo.custom_call in the module (all functions), in program order."""
-    module = stablehlo_module(lowered_or_module)
-    with module.context:
-        return [_custom_call(op) for op in walk(module.operation)
-                if op.name == "stablehlo.custom_call"]
-
-
-def ffi_custom_calls(lowered_or_module) -> list[CustomCall]:
-    """custom_calls of registered FFI handlers only: no host callbacks, no jaxlib built-ins."""
-    return [c for c in custom_calls(lowered_or_module) if c.kind == "ffi"]
+from autograder.shared.stablehlo import (  # noqa: E402,F401  (re-exported: tests and facts use them here)
+    Attribute, CustomCall, classify_target, custom_calls, ffi_custom_calls, jaxlib_builtin_targets,
+    stablehlo_module, walk)
 
 
 def lower(fn: Callable, *args, **kwargs):
