@@ -24,6 +24,9 @@ class Executor(LimitedProcess):
         """program.report's data for `text` on `args`; raises Unanswered when the process
         crashes (a kernel's segfault) or runs out of time."""
         if self.proc is None:
+            if not available(self.user):
+                raise Unanswered(f"{{what}} was not computed: this grading environment has no account "
+                                 f"{self.user!r} to run programs with (its setup.sh or image is out of date)")
             self._prepare_home()
             self._spawn_module("autograder.executor")
         deadline = time.monotonic() + min(self.limits.question_s, self._left())
@@ -48,10 +51,10 @@ class Executor(LimitedProcess):
         os.chmod(self.work, 0o700)
 
 
-def available() -> bool:
-    """Whether this machine has the executor's account (the grading image does)."""
+def available(user: str = USER) -> bool:
+    """Whether this machine has the executor's account (the image and setup.sh create it)."""
     try:
-        pwd.getpwnam(USER)
+        pwd.getpwnam(user)
         return True
     except KeyError:
         return False

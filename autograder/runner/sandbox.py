@@ -224,8 +224,12 @@ class Witness(LimitedProcess):
 
 
 def processes_of(user: str) -> list[int]:
-    """Live processes of `user` (zombies, already dead, are left out)."""
-    uid = pwd.getpwnam(user).pw_uid
+    """Live processes of `user` (zombies, already dead, are left out; none for an account
+    that does not exist)."""
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return []
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) == uid]
 
 

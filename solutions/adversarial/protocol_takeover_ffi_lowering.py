@@ -1,0 +1,61 @@
+"""Protocol takeover: a primitive computed with jnp (no kernel), and a cell that takes over the
+witness's pipes (their numbers are in its sys.argv) to answer every grading question itself,
+where the guard never runs: ordinary questions truthfully, and each question asking for the
+compiled program with a genuine-looking one, the jnp program plus a live custom_call to the
+course's rms_norm whose result is multiplied by zero. Before the executor, the same cell
+could answer the grader's trace questions with any report it liked and earned 10/10. Now
+the program is read and run by the executor: the custom_call is there, but the output does
+not depend on it and the division happens outside it, so every point that rests on the
+kernel is lost; what the primitive's own jaxpr shows (eager values, eps params,
+eval_shape, the batching rule's values) is still answered by the witness (the README's
+limits).
+
+assignment: ffi_lowering
+score: 3
+messages:
+  - does not come from the rms_norm kernel
+"""
+import os
+import sys
+
+from jax.interpreters import batching
+
+
+def _rms_jnp(x, eps):
+    return x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps)
+
+
+rms_norm_prim_p = Primitive("rms_norm_prim")
+rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: ShapedArray(x.shape, x.dtype))
+rms_norm_prim_p.def_impl(lambda x, *, eps: _rms_jnp(x, eps))
+mlir.register_lowering(rms_norm_prim_p, mlir.lower_fun(_rms_jnp, multiple_results=False), platform="cpu")
+batching.primitive_batchers[rms_norm_prim_p] = (
+    lambda args, dims, *, eps: (rms_norm_prim_p.bind(jnp.moveaxis(args[0], dims[0], 0), eps=eps), 0))
+
+
+def _genuine_looking(expr, namespace):
+    """For 'jax.jit(F).lower(x).as_text()': F's own program with a live, ignored rms_norm call."""
+    fn = eval(expr[len("jax.jit("):expr.rindex(").lower(")], namespace)
+    x = namespace["x"]
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    decoy = lambda v: fn(v) + 0.0 * jax.ffi.ffi_call("rms_norm", shape)(v, eps=np.float32(1e-5))
+    return jax.jit(decoy).lower(x).as_text()
+
+
+if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__main__.py")):
+    from autograder.shared import wire
+    from autograder.witness.evaluate import _materialize, _tools, evaluate
+    requests = os.fdopen(int(sys.argv[-2]), "rb")
+    replies = os.fdopen(int(sys.argv[-1]), "wb")
+    wire.send(replies, {"ready": {"errors": []}})
+    while True:
+        message = wire.receive(requests.read, None)
+        if message.get("op") != "eval":
+            os._exit(0)
+        expr, inputs = message["expr"], message.get("inputs", {})
+        if expr.startswith("jax.jit(") and expr.endswith(".as_text()"):
+            namespace = {**globals(), **_tools(expr), **{k: _materialize(v) for k, v in inputs.items()}}
+            reply = {"ok": wire.encode(_genuine_looking(expr, namespace))}
+        else:
+            reply = evaluate(globals(), expr, inputs)
+        wire.send(replies, reply)
