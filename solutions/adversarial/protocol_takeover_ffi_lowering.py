@@ -5,13 +5,13 @@ compiled program with a genuine-looking one, the jnp program plus a live custom_
 course's rms_norm whose result is multiplied by zero. Before the executor, the same cell
 could answer the grader's trace questions with any report it liked and earned 10/10. Now
 the program is read and run by the executor: the custom_call is there, but the output does
-not depend on it and the division happens outside it, so every point that rests on the
-kernel is lost; what the primitive's own jaxpr shows (eager values, eps params,
-eval_shape, the batching rule's values) is still answered by the witness (the README's
-limits).
+not depend on it, so every test that runs a compiled program is lost (8 of 10); the two
+that only ask the witness (the eager impl's values, the eps param in the jaxpr) are still
+answered by the taken-over witness (the README's limits: the next step is agreement with
+the answer cell's source).
 
 assignment: ffi_lowering
-score: 3
+score: 2
 messages:
   - does not come from the rms_norm kernel
 """
