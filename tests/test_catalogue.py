@@ -37,3 +37,13 @@ def test_reference_is_the_masters_solution(name):
 
 def test_all_five_assignments_are_present():
     assert assignments.present() == list(assignments.NAMES)
+
+
+def test_a_protocol_takeover_earns_what_its_real_code_earns():
+    """The takeover of the witness's pipes is expected to score exactly what the same cell
+    without the takeover scores (make validate grades both and checks each expectation)."""
+    attacks = {a.name: a for a in catalogue.answers("adversarial")}
+    pairs = {"protocol_takeover_ffi_lowering": ("ffi_lowering", "wrong_lower_fun_jnp")}
+    for attack, (assignment, real) in pairs.items():
+        (honest,) = [a for a in catalogue.answers(assignment) if a.name == real]
+        assert attacks[attack].assignment == assignment and attacks[attack].score == honest.score

@@ -7,8 +7,9 @@ could answer the grader's trace questions with any report it liked and earned 10
 the program is read and run by the executor: the custom_call is there, but the output does
 not depend on it, so every test that runs a compiled program is lost (8 of 10); the two
 that only ask the witness (the eager impl's values, the eps param in the jaxpr) are still
-answered by the taken-over witness (the README's limits: the next step is agreement with
-the answer cell's source).
+answered by the taken-over witness, and they are true of this cell's real primitive: the
+same code without the takeover, solutions/ffi_lowering/wrong_lower_fun_jnp.py, earns the
+same 2 points. The takeover gains nothing.
 
 assignment: ffi_lowering
 score: 2
