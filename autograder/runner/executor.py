@@ -7,7 +7,6 @@ import os
 import pwd
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder.shared import wire
 from autograder.shared.probe import Unanswered
@@ -58,5 +57,3 @@ def available(user: str = USER) -> bool:
         return True
     except KeyError:
         return False
-
-

@@ -5,6 +5,7 @@ Every test function takes Otter's `env` and asks through `ask = probe.connect(en
     x = ask.normal(31, (3, 7), scale=4)                 # float32 NumPy input
     y = ask.run("jax.jit(silu_ffi)(x)", x=x, what="jax.jit(silu_ffi)", hint="...")
     calls = ask.run("facts.custom_calls(silu_ffi, x)", x=x, what="Lowering ...")
+    report = ask.program("silu", "x", x=x, what="jax.jit(silu)")  # the program, run by the executor
 
 `ask.run` evaluates one expression where the answer lives and returns plain data
 (NumPy arrays, lists, dicts of data, numbers, strings; other objects as `wire.Opaque`).
@@ -69,6 +70,8 @@ class Ask:
         unprivileged process with only the course's kernels) reads its custom_calls and runs
         it on the grader's own input arrays, as is and poisoned. Returns
         autograder.executor.program.report's data."""
+        if self._execute is None:
+            checks.fail(f"{what} was not computed: this grading has no executor for programs.")
         text = self.run(f"jax.jit({fn}).lower({', '.join(args)}).as_text()", what=what, hint=hint, **inputs)
         checks.expect(isinstance(text, str), f"Lowering {what} gave no program.")
         arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
