@@ -53,12 +53,10 @@ def _module(text: str) -> ir.Module:
 
 
 def _tensor(type_text: str) -> jax.ShapeDtypeStruct | None:
-    t = ir.RankedTensorType(ir.Type.parse(type_text)) if type_text.startswith("tensor<") else None
-    if t is None:
+    try:
+        return jax.ShapeDtypeStruct(*stablehlo.tensor_type(type_text))
+    except TypeError:
         return None
-    dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32,
-             "i64": np.int64, "i1": np.bool_}.get(str(t.element_type))
-    return None if dtype is None else jax.ShapeDtypeStruct(tuple(t.shape), dtype)
 
 
 def _main(module: ir.Module):
@@ -100,16 +98,6 @@ def _flat(outputs) -> list[np.ndarray]:
     return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]
 
 
-def _opcodes(compiled) -> list[str]:
-    names = set()
-    for module in compiled.runtime_executable().hlo_modules():
-        for computation in module.computations():
-            for instruction in computation.instructions():
-                camel = str(instruction.opcode).removeprefix("HloOpcode.k")
-                names.add("".join("-" + c.lower() if c.isupper() else c for c in camel).lstrip("-"))
-    return sorted(names)
-
-
 def report(text: str, args: list, *, each: bool = False) -> dict:
     """Read and run the program `text` on `args` (see the module docstring)."""
     args = [np.asarray(a) for a in args]
@@ -138,7 +126,7 @@ def report(text: str, args: list, *, each: bool = False) -> dict:
             out["refused"] = f"running it raised {type(exc).__name__}: {str(exc)[:300]}"
             return out
         out["value"] = value
-        out["opcodes"] = _opcodes(compiled)
+        out["opcodes"] = stablehlo.opcodes(compiled)
         ffi = [i for i, c in enumerate(calls) if c["kind"] == "ffi"]
         pieces = {"ffi": ffi, **({f"call:{i}": [i] for i in ffi} if each else {})}
         for piece, indices in pieces.items():
@@ -151,12 +139,7 @@ def _poisoned(text: str, indices: list[int], args, targets: set[str]) -> dict:
     """The outputs with custom_calls number `indices` retargeted to the poison handler, and
     the element counts of the poisoned buffers."""
     module = _module(text)
-    calls = [op for op in stablehlo.walk(module.operation) if op.name == "stablehlo.custom_call"]
-    sizes = []
-    for i in indices:
-        calls[i].attributes["call_target_name"] = ir.StringAttr.get(poison.TARGET)
-        sizes += [int(np.prod(t.shape)) for t in map(_tensor, map(str, (r.type for r in calls[i].results)))
-                  if t is not None]
+    sizes = stablehlo.retarget(module, indices, poison.TARGET)
     exported = _exported(module, args, targets | {poison.TARGET})
     return {"outputs": _flat(exported.call(*args)), "sizes": sizes}
 

@@ -1,6 +1,8 @@
 """A StableHLO module read as MLIR operations: every stablehlo.custom_call with its target
 and typed attributes, classified as a registered FFI handler, a host callback (what
-pure_callback/io_callback/debug.callback lower to) or one of jaxlib's own built-in targets.
+pure_callback/io_callback/debug.callback lower to) or one of jaxlib's own built-in targets;
+custom_calls retargeted (to the grader's poison); tensor types as shapes and dtypes; and the
+opcodes of a compiled program.
 
 Shared: the witness reads the modules the notebook's functions lower to
 (autograder.witness.inspection re-exports this), the executor reads the program a
@@ -116,3 +118,40 @@ def custom_calls(lowered_or_module) -> list[CustomCall]:
 def ffi_custom_calls(lowered_or_module) -> list[CustomCall]:
     """custom_calls of registered FFI handlers only: no host callbacks, no jaxlib built-ins."""
     return [c for c in custom_calls(lowered_or_module) if c.kind == "ffi"]
+
+
+def retarget(module: ir.Module, indices, target: str) -> list[int]:
+    """Make custom_calls number `indices` (program order) of `module` call `target`, in place
+    (inside the module's context); the element counts of their results."""
+    calls = [op for op in walk(module.operation) if op.name == "stablehlo.custom_call"]
+    sizes = []
+    for i in indices:
+        calls[i].attributes["call_target_name"] = ir.StringAttr.get(target)
+        sizes += [int(np.prod(r.type.shape)) for r in calls[i].results if hasattr(r.type, "shape")]
+    return sizes
+
+
+MLIR_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+               "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+               "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
+
+
+def tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
+    """"tensor<3x7xf32>" -> ((3, 7), float32); "tensor<f32>" -> ((), float32). TypeError for
+    anything else (tuples, tokens, dynamic shapes, element types without a NumPy dtype)."""
+    *dims, element = text.removeprefix("tensor<").removesuffix(">").split("x")
+    if not text.startswith("tensor<") or element not in MLIR_DTYPES or not all(d.isdigit() for d in dims):
+        raise TypeError(f"a value of type {text} cannot be rebuilt")
+    return tuple(int(d) for d in dims), np.dtype(MLIR_DTYPES[element])
+
+
+def opcodes(compiled) -> list[str]:
+    """The sorted opcodes of every instruction in a compiled program's optimized modules
+    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp", "multiply"]."""
+    names = set()
+    for module in compiled.runtime_executable().hlo_modules():
+        for computation in module.computations():
+            for instruction in computation.instructions():
+                camel = str(instruction.opcode).removeprefix("HloOpcode.k")   # kExpm1 -> "expm1"
+                names.add("".join("-" + c.lower() if c.isupper() else c for c in camel).lstrip("-"))
+    return sorted(names)

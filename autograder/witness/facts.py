@@ -261,12 +261,3 @@ def eager_trace(fn: Callable, *args) -> dict:
 # ---- reduce_sum_rules ----
 
 from autograder.witness.rule_poison import primitive_state, rule_dependence  # noqa: E402,F401
-
-
-# ---- ffi_lowering ----
-
-def ffi_attributes(fn: Callable, *args) -> list[dict]:
-    """{"target", "attributes": {name: {"value", "type"}}} per stablehlo.custom_call of
-    `jax.jit(fn).lower(*args)`, in program order (the attributes of facts.custom_calls,
-    read from mhlo.backend_config or, in a custom_call written by hand, backend_config)."""
-    return [{"target": c["target"], "attributes": c["attributes"]} for c in custom_calls(fn, *args)]

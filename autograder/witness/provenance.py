@@ -31,7 +31,7 @@ import jax
 import numpy as np
 
 from autograder.witness import inspection
-from autograder.shared import poison
+from autograder.shared import poison, stablehlo
 
 _registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path}
 
@@ -142,15 +142,12 @@ def _retargeted(lowered, indices: set[int]):
     lowering = lowered._lowering
     with lowering.stablehlo().context:
         module = ir.Module.parse(str(lowering.stablehlo()))
-        calls = [op for op in inspection.walk(module.operation) if op.name == "stablehlo.custom_call"]
-        for i in indices:
-            calls[i].attributes["call_target_name"] = ir.StringAttr.get(poison.TARGET)
+        sizes = stablehlo.retarget(module, indices, poison.TARGET)
     poisoned_lowering = _copy(lowering)
     poisoned_lowering._hlo, poisoned_lowering._executable = module, None
     poisoned = _copy(lowered)
     poisoned._lowering = poisoned_lowering
-    return poisoned, [int(np.prod(r.type.shape)) for i in indices for r in calls[i].results
-                      if hasattr(r.type, "shape")]
+    return poisoned, sizes
 
 
 def _poison_function(*args, **kwargs):
@@ -282,40 +279,15 @@ def hlo_opcodes(fn: Callable, *args) -> list[str]:
     """The sorted opcodes of every instruction in the optimized module of jax.jit(fn)
     (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp",
     "multiply"]. What a custom_call computes is not in it: that is the kernel's."""
-    compiled = jax.jit(fn).lower(*args).compile()
-    opcodes = set()
-    for module in compiled.runtime_executable().hlo_modules():
-        for computation in module.computations():
-            for instruction in computation.instructions():
-                opcodes.add(str(instruction.opcode).removeprefix("HloOpcode.k"))
-    return sorted(_hlo_name(op) for op in opcodes)
-
-
-def _hlo_name(camel: str) -> str:
-    """HloOpcode.kExpm1 -> "expm1", HloOpcode.kCustomCall -> "custom-call"."""
-    out = "".join("-" + c.lower() if c.isupper() else c for c in camel)
-    return out.lstrip("-")
+    return stablehlo.opcodes(jax.jit(fn).lower(*args).compile())
 
 
 # ---- silu_ffi ----
 
-_MLIR_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
-                "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-                "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
-
-
-def _tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
-    """"tensor<3x7xf32>" -> ((3, 7), float32); "tensor<f32>" -> ((), float32)."""
-    *dims, element = text.removeprefix("tensor<").removesuffix(">").split("x")
-    if element not in _MLIR_DTYPES:
-        raise TypeError(f"a custom_call result of type {text} cannot be rebuilt")
-    return tuple(int(d) for d in dims), np.dtype(_MLIR_DTYPES[element])
-
-
 def _attribute_value(attribute: "inspection.Attribute"):
     """An FFI attribute as the lowering typed it (f32 -> np.float32, i64 -> np.int64, ...)."""
-    if attribute.type in _MLIR_DTYPES:
-        return _MLIR_DTYPES[attribute.type](attribute.value)
+    if attribute.type in stablehlo.MLIR_DTYPES:
+        return stablehlo.MLIR_DTYPES[attribute.type](attribute.value)
     if isinstance(attribute.value, (bool, str, np.ndarray)):
         return attribute.value
     raise TypeError(f"an FFI attribute of type {attribute.type or type(attribute.value).__name__} "
@@ -337,12 +309,12 @@ def call_kernel(fn: Callable, args: tuple, index: int, operands: tuple) -> dict:
         return report
     shaped = []
     for operand, text in zip(operands, call.operand_types):
-        shape, dtype = _tensor_type(text)
+        shape, dtype = stablehlo.tensor_type(text)
         operand = np.asarray(operand)
         if operand.size != int(np.prod(shape)) or operand.dtype != dtype:
             return report
         shaped.append(operand.reshape(shape))
-    results = [jax.ShapeDtypeStruct(*_tensor_type(t)) for t in call.result_types]
+    results = [jax.ShapeDtypeStruct(*stablehlo.tensor_type(t)) for t in call.result_types]
     attributes = {name: _attribute_value(a) for name, a in call.attributes.items()}
     outputs = jax.ffi.ffi_call(call.target, results)(*shaped, **attributes)
     report["outputs"] = _flat(jax.block_until_ready(outputs))
