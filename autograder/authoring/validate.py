@@ -145,10 +145,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="assignments, and/or 'adversarial' for the attacks (default: all)")
     validate = settings.load().validate
     parser.add_argument("--jobs", type=int, default=validate.jobs)
+    parser.add_argument("--only", nargs="+", default=None, metavar="ANSWER",
+                        help="grade only these answers (file names without .py), while editing")
     args = parser.parse_args(argv)
     jobs = [(a, n) for n in args.names if n != "adversarial" for a in [None, *catalogue.answers(n)]]
     if "adversarial" in args.names:
         jobs += [(a, a.assignment) for a in catalogue.answers("adversarial")]
+    if args.only:
+        jobs = [(a, n) for a, n in jobs if a is not None and a.name in args.only]
     t0 = time.perf_counter()
     users: queue.Queue = queue.Queue()
     for i in range(args.jobs):

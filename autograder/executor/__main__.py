@@ -4,9 +4,10 @@
 
 Started by autograder.runner (runner/executor.py) as the `executor` user, another uid than
 the witness's (so the student's process can neither signal, trace nor read it), with the
-same limits. It imports no student code and loads only the course's kernels
-(autograder.executor.program). Requests: {"op": "run", "text": StableHLO, "args": [arrays],
-"each": bool}; replies: {"ok": report} (program.report's data).
+same limits. It imports no student Python: it loads the course's kernels, and the answer's
+kernel source (silu_ffi's silu.cc) compiled here (autograder/executor/handlers.py).
+Requests: {"op": "source", "name", "text", "problem"} (no reply), then program.handle's
+{"op": "run" | "call", ...}; replies: {"ok": data}.
 """
 from __future__ import annotations
 
@@ -23,12 +24,18 @@ def main(request_fd: str, reply_fd: str) -> None:
     program.course_targets()   # load the course's kernels before the first program
     while True:
         message = wire.receive(requests.read, None)
-        if message.get("op") != "run":
+        op = message.get("op")
+        if op == "source":
+            program.answer_source(str(message["name"]), message.get("text"), str(message.get("problem", "")))
+            continue
+        if op not in ("run", "call"):
             break
-        args = [wire.decode(a) for a in message.get("args", [])]
-        report = program.run_safely(str(message["text"]), args, each=bool(message.get("each")))
+        for key in ("args", "operands"):
+            if key in message:
+                message[key] = [wire.decode(a) for a in message[key]]
+        reply = program.handle(message)
         sys.stdout.flush()
-        wire.send(replies, {"ok": wire.encode(report)})
+        wire.send(replies, {"ok": wire.encode(reply)})
 
 
 if __name__ == "__main__":

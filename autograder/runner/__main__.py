@@ -34,7 +34,7 @@ from autograder.shared import cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
-from autograder.runner.executor import USER as EXECUTOR_USER, Executor
+from autograder.runner.executor import USER as EXECUTOR_USER, Executor, read_answer_source
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -103,7 +103,9 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, work, user, assignment))
             answer = witness.answer
-        executor = Executor(work / "executor", limits, executor_user)
+        source = cells.answer_kernel_source(assignment)
+        executor = Executor(work / "executor", limits, executor_user, read_source=source and (
+            lambda: (source, *read_answer_source(work / "student", source, user))))
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         for test_file in tests:
             record["cases"] += verdicts.run_file(test_file, env)

@@ -33,11 +33,20 @@ def read(path: str) -> tuple[list[str], list[tuple[int, str]]]:
     return [str(m) for m in data["imports"]], [(int(i), str(source)) for i, source in data["cells"]]
 
 
-def witness_imports(assignment: str) -> tuple[str, ...]:
-    """The modules `assignment`'s questions use in the witness beyond JAX and NumPy."""
+def _testkit(assignment: str):
     import importlib
     try:
-        kit = importlib.import_module(f"autograder.shared.testkit.{assignment}")
+        return importlib.import_module(f"autograder.shared.testkit.{assignment}")
     except ImportError:
-        return ()
-    return tuple(getattr(kit, "WITNESS_IMPORTS", ()))
+        return None
+
+
+def witness_imports(assignment: str) -> tuple[str, ...]:
+    """The modules `assignment`'s questions use in the witness beyond JAX and NumPy."""
+    return tuple(getattr(_testkit(assignment), "WITNESS_IMPORTS", ()))
+
+
+def answer_kernel_source(assignment: str) -> str | None:
+    """The C++ file the task has the answer write beside the notebook (silu_ffi: silu.cc),
+    which the grader compiles itself for the executor; None for the other assignments."""
+    return getattr(_testkit(assignment), "ANSWER_KERNEL_SOURCE", None)

@@ -48,7 +48,7 @@ class Unanswered(Exception):
 class Ask:
     def __init__(self, answer, seed: int, execute=None):
         self._answer = answer   # (expr, encoded inputs) -> {"ok": data} | {"error": str}
-        self._execute = execute  # (StableHLO text, [arrays], each) -> executor report
+        self._execute = execute  # executor request -> executor reply (autograder.executor.program.handle)
         self.seed = seed
 
     def run(self, expr: str, *, what: str | None = None, hint: str = "", **inputs) -> Any:
@@ -66,17 +66,34 @@ class Ask:
                 **inputs) -> dict:
         """The program that `fn` (an expression naming a function) builds under jax.jit on
         the inputs named by `args`, read and run outside the student's Python: the witness
-        hands over only its StableHLO text; the executor (autograder.executor, its own
-        unprivileged process with only the course's kernels) reads its custom_calls and runs
-        it on the grader's own input arrays, as is and poisoned. Returns
-        autograder.executor.program.report's data."""
+        hands over only its StableHLO text (and which exported function each FFI target it
+        registered is); the executor (autograder.executor, its own unprivileged process
+        with the course's kernels and the answer's kernel source compiled by the grader)
+        reads its custom_calls and runs it on the grader's own input arrays, as is and
+        poisoned. Returns autograder.executor.program.report's data, and under "program"
+        what kernel_call needs to call one of its kernels again."""
+        handed = self.run(f"(jax.jit({fn}).lower({', '.join(args)}).as_text(), provenance.bindings())",
+                          what=what, hint=hint, **inputs)
+        checks.expect(isinstance(handed, list) and len(handed) == 2 and isinstance(handed[0], str)
+                      and isinstance(handed[1], dict), f"Lowering {what} gave no program.")
+        text, bindings = handed
+        arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
+        report = self._executed({"op": "run", "text": text, "args": arrays, "each": each, "bindings": bindings},
+                                what)
+        report["program"] = {"text": text, "bindings": bindings}
+        return report
+
+    def kernel_call(self, report: dict, index: int, operands: tuple, *, what: str) -> dict:
+        """Call custom_call number `index` of the program behind `report` (Ask.program's)
+        directly on the grader's `operands`, in the executor: program.call's data."""
+        return self._executed({"op": "call", **report["program"], "index": index,
+                               "operands": [np.asarray(o) for o in operands]}, what)
+
+    def _executed(self, request: dict, what: str) -> dict:
         if self._execute is None:
             checks.fail(f"{what} was not computed: this grading has no executor for programs.")
-        text = self.run(f"jax.jit({fn}).lower({', '.join(args)}).as_text()", what=what, hint=hint, **inputs)
-        checks.expect(isinstance(text, str), f"Lowering {what} gave no program.")
-        arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
         try:
-            return wire.decode(wire.encode(self._execute(text, arrays, each)))
+            return wire.decode(wire.encode(self._execute(request)))
         except Unanswered as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
 
@@ -120,7 +137,24 @@ def connect(env) -> Ask:
     # globals, so this process IS the student's side and answers itself, and runs the
     # programs itself; a fixed seed gives stable feedback. The imports from shared/ into
     # witness/ and executor/ (tests/test_layout.py).
-    from autograder.executor.program import run_safely
+    from autograder.executor import program
     from autograder.witness.evaluate import evaluate
+    handlers = _in_process_handlers()
     return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0,
-               execute=lambda text, args, each: run_safely(text, args, each=each))
+               execute=lambda request: program.handle(request, handlers))
+
+
+def _in_process_handlers():
+    """The notebook's own process as the executor: every FFI target it registered runs as
+    registered (the answer's library is already loaded here), handlers as provenance saw them."""
+    from autograder.executor.handlers import Handlers
+    from autograder.witness.provenance import handler
+
+    class InProcess(Handlers):
+        def resolve(self, targets, bindings):
+            self.course()
+            return ""
+
+        def describe(self, target):
+            return handler(target)
+    return InProcess()

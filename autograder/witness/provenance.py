@@ -33,7 +33,7 @@ import numpy as np
 from autograder.witness import inspection
 from autograder.shared import poison, stablehlo
 
-_registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path}
+_registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path, "symbol": name}
 
 
 # ------------------------------------------------------------ registrations ----------
@@ -59,16 +59,19 @@ def _handler_address(fn) -> int | None:
         return None
 
 
-def _library(address: int | None) -> str:
+def _located(address: int | None) -> dict:
+    """{"handler": address, "library": the path of the library that holds it, "symbol": the
+    exported name that is exactly this address ("" when there is none)}."""
     info = _DlInfo()
     if address and _dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
-        return os.path.realpath(info.dli_fname.decode())
-    return ""
+        exact = info.dli_sname is not None and info.dli_saddr == address
+        return {"handler": address, "library": os.path.realpath(info.dli_fname.decode()),
+                "symbol": info.dli_sname.decode() if exact else ""}
+    return {"handler": address, "library": "", "symbol": ""}
 
 
 def _record(name, fn) -> None:
-    address = _handler_address(fn)
-    _registry.setdefault(str(name), {"handler": address, "library": _library(address)})
+    _registry.setdefault(str(name), _located(_handler_address(fn)))
 
 
 def install() -> None:
@@ -104,7 +107,7 @@ def _record_course_kernels() -> None:
             for target, symbol in module.TARGETS.items():
                 if target not in _registry:
                     address = ctypes.cast(getattr(module.library.cdll, symbol), ctypes.c_void_p).value
-                    _registry[target] = {"handler": address, "library": _library(address)}
+                    _registry[target] = _located(address)
 
 
 def _kernels_dir() -> str:
@@ -127,6 +130,14 @@ def handler(target: str) -> dict:
     if entry is None or entry["handler"] is None:
         return {"handler": f"name:{target}", "course": False}
     return {"handler": f"0x{entry['handler']:x}", "course": _course_library(entry["library"])}
+
+
+def bindings() -> dict:
+    """Which exported function each FFI target registered here is, for the executor (which
+    runs its own build of the answer's source, autograder/executor/handlers.py):
+    {target: {"symbol": name or "", "course": whether the course's library holds it}}."""
+    return {target: {"symbol": entry["symbol"], "course": _course_library(entry["library"])}
+            for target, entry in _registry.items() if target != poison.TARGET}
 
 
 # ------------------------------------------------------------------ poisoning ----------

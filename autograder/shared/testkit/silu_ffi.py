@@ -3,12 +3,19 @@ is it a custom_vjp" preambles, the kernel gate every graded value passes (no hos
 callback, output depending on the FFI kernels in every element, no transcendental op or
 division in JAX), and the structural checks of the forward and backward kernels.
 
-Every helper asks only through `ask.run` (expressions evaluated where the answer runs) and
-judges with `checks`; the inputs each test uses stay in its cell.
+Every compiled program is judged from the program itself (`ask.program`): the witness hands
+over the StableHLO text that jax.jit lowers to and which exported function each FFI target
+was registered from; the grader's executor reads its custom_calls and runs it on the
+grader's inputs with the answer's silu.cc compiled by the grader (never the library the
+student's process loaded). The rest asks through `ask.run` (expressions evaluated where the
+answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
 """
 import numpy as np
 
 from autograder.shared import checks, poison
+
+# The file the task has the answer write; the grader compiles it for the executor.
+ANSWER_KERNEL_SOURCE = "silu.cc"
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -64,8 +71,18 @@ def expect_custom_vjp(ask, advice):
 
 
 def expect_no_host_callback(report, message):
-    """The traced program (a provenance.trace report) runs no pure_callback or io_callback."""
+    """The program (an Ask.program report) runs no pure_callback or io_callback."""
     checks.expect(not any(c["kind"] == "host_callback" for c in report["calls"]), message)
+
+
+def expect_ran(report, what):
+    """The grader's executor ran the program (an Ask.program report): every FFI target it calls
+    is a function your silu.cc exports (or a course kernel), silu.cc compiled, the kernels
+    accepted their operands."""
+    checks.expect(report["value"] is not None, (
+        f"The grader could not run the compiled program of {what} with your kernels: {report['refused']}. "
+        "The grader compiles your silu.cc itself and runs each FFI target with the function of that file you "
+        "registered it from."))
 
 
 def expect_no_math_in_jax(ops, message):
@@ -78,29 +95,30 @@ def expect_no_math_in_jax(ops, message):
 def kernel_values(ask, fn, what, hint, **inputs):
     """The outputs of jax.jit(fn) on the inputs, credited only when they come from the
     answer's FFI kernels in every element, with no host callback and no math in JAX."""
-    args = ", ".join(inputs)
-    report = ask.run(f"provenance.trace({fn}, {args})", what=what, hint=hint, **inputs)
+    report = ask.program(fn, *inputs, what=what, hint=hint, **inputs)
     expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
                                     "are not your kernels'; compute SiLU and its derivative in C++.")
+    expect_ran(report, what)
     checks.expect_depends(report, "ffi", message=(
         f"{what} does not come from your FFI kernels, so there are no kernel values to check; call "
         "your kernels with jax.ffi.ffi_call and return their outputs"))
-    ops = ask.run(f"provenance.hlo_opcodes({fn}, {args})", what=what, hint=hint, **inputs)
-    expect_no_math_in_jax(ops, f"{what} computes math in JAX outside your kernels, so its values are not your "
-                               "kernels'; compute SiLU and its derivative in C++")
+    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels, so its values "
+                                             "are not your kernels'; compute SiLU and its derivative in C++")
     return report["value"]
 
 
 # ---- the forward kernel ----
 
 def expect_forward_from_ffi(report):
-    """The jit program of silu_ffi (a provenance.trace report) calls a registered FFI
-    handler, runs no host callback, and its output depends on the FFI kernel everywhere."""
+    """The jit program of silu_ffi (an Ask.program report) calls a registered FFI handler,
+    runs no host callback, ran in the grader's executor, and its output depends on the FFI
+    kernel everywhere."""
     checks.expect(any(c["kind"] == "ffi" for c in report["calls"]), (
         "The lowering of jax.jit(silu_ffi) calls no registered FFI handler (pure_callback and "
         "io_callback are not kernels); call your C++ forward kernel with jax.ffi.ffi_call."))
     expect_no_host_callback(report, "jax.jit(silu_ffi) runs a host callback (pure_callback or io_callback); SiLU "
                                     "must be computed by your C++ forward kernel, called with jax.ffi.ffi_call.")
+    expect_ran(report, "jax.jit(silu_ffi)")
     checks.expect_depends(report, "ffi", message=(
         "The output of jax.jit(silu_ffi) does not come from your FFI kernel; return the forward "
         "kernel's output, not a value computed beside it"))
@@ -119,22 +137,22 @@ def forward_kernel_calls(ask, x):
     """The indices of the answer's own FFI calls that each produce the whole output of
     jax.jit(silu_ffi) on x (at least one), after the forward pass's gate: no host callback,
     output depending on the FFI kernels and straight from them, no math in JAX.
-    Returns (report, indices); the report is provenance.trace(..., each=True)'s."""
+    Returns (report, indices); the report is Ask.program(..., each=True)'s."""
     what = f"jax.jit(silu_ffi) on shape {tuple(x.shape)}"
     hint = "silu_ffi must trace under jit for any shape"
-    report = ask.run("provenance.trace(silu_ffi, x, each=True)", x=x, what=what, hint=hint)
+    report = ask.program("silu_ffi", "x", x=x, what=what, hint=hint, each=True)
     expect_no_host_callback(report, "The forward pass of silu_ffi runs a host callback (pure_callback or "
                                     "io_callback); SiLU must be computed by your C++ forward kernel, called "
                                     "with jax.ffi.ffi_call.")
+    expect_ran(report, what)
     checks.expect_depends(report, "ffi", message=(
         f"The output of {what} does not come from your FFI kernel; return the forward kernel's "
         "output, not a value computed beside it"))
     checks.expect_straight(report, "ffi", message=(
         f"{what} computes something in JAX after your kernel; return the forward kernel's output "
         "as it is (reshapes are fine)"))
-    ops = ask.run("provenance.hlo_opcodes(silu_ffi, x)", x=x, what=what, hint=hint)
-    expect_no_math_in_jax(ops, f"{what} computes math in JAX outside your kernels; SiLU must be computed "
-                               "inside your C++ forward kernel")
+    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels; SiLU must be "
+                                             "computed inside your C++ forward kernel")
     kernels = [i for i, c in enumerate(report["calls"])
                if c["kind"] == "ffi" and not c["course"] and _straight_from(report, f"call:{i}")]
     checks.expect(kernels, f"No single call of one of your kernels produces the whole output of {what}; "
@@ -144,17 +162,18 @@ def forward_kernel_calls(ask, x):
 
 def expect_a_kernel_computes_silu(ask, x, report, kernels):
     """One of the calls `kernels` (from forward_kernel_calls), its kernel called directly by
-    the grader on x (provenance.call_kernel), returns silu(x) first; otherwise the failure
-    of the first one tried."""
+    the grader on x (Ask.kernel_call, in the executor), returns silu(x) first; otherwise the
+    failure of the first one tried."""
     shape = tuple(x.shape)
     x64 = x.astype(np.float64)
     want = x64 / (1 + np.exp(-x64))
     tried = []
     for i in kernels:
         target = report["calls"][i]["target"]
-        direct = ask.run("provenance.call_kernel(silu_ffi, (x,), i, (x,))", x=x, i=i,
-                         what=f"Your forward kernel (target {target!r}) called directly on x",
-                         hint="it must take x as its only operand and return silu(x) first")
+        what = f"Your forward kernel (target {target!r}) called directly on x"
+        direct = ask.kernel_call(report, i, (x,), what=what)
+        checks.expect(not direct["refused"], f"{what} could not run: {direct['refused']}; it must take x as its "
+                                             "only operand and return silu(x) first.")
         if direct["outputs"] is None:
             tried.append(f"Your forward kernel (target {target!r}) takes "
                          f"{len(direct['operand_types'])} operands ({', '.join(direct['operand_types'])}); "
@@ -179,7 +198,7 @@ def expect_a_kernel_computes_silu(ask, x, report, kernels):
 # ---- the backward kernel ----
 
 def expect_gradient_depends(report):
-    """The gradient of sum(silu_ffi(x) * w) (a provenance.trace report) depends on the FFI
+    """The gradient of sum(silu_ffi(x) * w) (an Ask.program report) depends on the FFI
     kernels in every element."""
     checks.expect_depends(report, "ffi", message=(
         "The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels; the bwd rule must "
@@ -200,35 +219,33 @@ def _signature(call):
 def forward_handlers(ask, x):
     """The handlers of the answer's own FFI calls in jax.jit(silu_ffi) on x, each with how
     silu_ffi calls it (see _signature). Returns (report, {handler: [signature, ...]})."""
-    fwd = ask.run("provenance.trace(silu_ffi, x)", x=x, what="jax.jit(silu_ffi)", hint="silu_ffi must trace under jit")
-    fwd_calls = ask.run("facts.custom_calls(silu_ffi, x)", x=x, what="Lowering jax.jit(silu_ffi)",
-                        hint="silu_ffi must trace under jit")
+    fwd = ask.program("silu_ffi", "x", x=x, what="jax.jit(silu_ffi)", hint="silu_ffi must trace under jit")
     forward = {}
-    for c, call in zip(fwd["calls"], fwd_calls):
-        if c["kind"] == "ffi" and not c["course"]:
-            forward.setdefault(c["handler"], []).append(_signature(call))
+    for call in fwd["calls"]:
+        if call["kind"] == "ffi" and not call["course"]:
+            forward.setdefault(call["handler"], []).append(_signature(call))
     return fwd, forward
 
 
 def backward_report(ask, x, w):
-    """The trace (each call poisoned alone) and the custom_calls of
-    jax.jit(jax.grad(LOSS)) on (x, w), after the backward pass's gate: no host callback,
-    gradient depending on the FFI kernels and straight from them, no math in JAX."""
+    """The program report (each call poisoned alone) of jax.jit(jax.grad(LOSS)) on (x, w) and
+    its custom_calls, after the backward pass's gate: no host callback, gradient depending
+    on the FFI kernels and straight from them, no math in JAX."""
     loss = f"jax.grad({LOSS})"
     what = "jax.jit(jax.grad(...)) through silu_ffi"
     hint = "an ffi_call cannot be differentiated: the bwd rule of the custom_vjp must return a one-element tuple"
-    report = ask.run(f"provenance.trace({loss}, x, w, each=True)", x=x, w=w, what=what, hint=hint)
-    calls = ask.run(f"facts.custom_calls({loss}, x, w)", x=x, w=w, what=what, hint=hint)
+    report = ask.program(loss, "x", "w", x=x, w=w, what=what, hint=hint, each=True)
     expect_no_host_callback(report, "The backward pass of silu_ffi runs a host callback (pure_callback or "
                                     "io_callback); the gradient must be computed by your C++ backward kernel.")
+    expect_ran(report, what)
     expect_gradient_depends(report)
     checks.expect_straight(report, "ffi", message=(
         "The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for instance "
         "silu'(x) multiplied by the cotangent); the backward kernel must return ȳ·silu'(x) itself"))
-    ops = ask.run(f"provenance.hlo_opcodes({loss}, x, w)", x=x, w=w, what=what, hint=hint)
-    expect_no_math_in_jax(ops, "The gradient of silu_ffi computes math in JAX outside your kernels; the "
-                               "derivative must be computed inside your C++ backward kernel")
-    return report, calls
+    expect_no_math_in_jax(report["opcodes"], "The gradient of silu_ffi computes math in JAX outside your "
+                                             "kernels; the derivative must be computed inside your C++ "
+                                             "backward kernel")
+    return report, report["calls"]
 
 
 def expect_distinct_backward_kernel(report, calls, fwd, forward, size):

@@ -1,0 +1,94 @@
+"""Protocol takeover: silu_ffi computed with jnp (no kernel at all), and a cell that takes over
+the witness's pipes (their numbers are in its sys.argv) to answer every grading question
+itself, where the guard never runs: ordinary questions truthfully (the jnp values are
+right), and each question asking for a compiled program with a genuine-looking one: the
+program of the asked function with every output passed through one of two copy kernels
+that silu.cc really holds (CopyA, CopyB, two distinct functions), with the bindings the
+notebook really registered. Before the executor, the same cell answered the trace questions
+with any report it liked and earned 10/10; without the takeover it earns 0 (silu_ffi calls
+no kernel). Now the programs are run by the executor with silu.cc compiled by the grader: the copies are
+real and live, but the compiled programs hold exp and divide outside the kernels, so every
+test that credits a value is lost. What is left is what the handed-over program earns when
+written honestly, solutions/silu_ffi/cheat_copy_kernels_around_jnp.py (copy kernels around
+jax.nn.silu): the two public structure tests, 2 points (tests/test_catalogue.py pins the
+equality). The takeover chooses which program is graded, never how it is graded: a program
+that earns more needs C++ kernels in silu.cc that compute SiLU, which is the exercise.
+
+assignment: silu_ffi
+score: 2
+messages:
+  - computes math in JAX outside your kernels
+"""
+import os
+import sys
+
+Path("silu.cc").write_text(r"""
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error CopyImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i];
+  return ffi::Error::Success();
+}
+static ffi::Error CopyImplB(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] + 0.0f;
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CopyA, CopyImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CopyB, CopyImplB,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"copy_forward": "CopyA", "copy_backward": "CopyB"})
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    return jax.nn.silu(x)
+
+
+def _bwd(x, g):
+    s = jax.nn.sigmoid(x)
+    return (g * s * (1 + x * (1 - s)),)
+
+
+silu_ffi.defvjp(lambda x: (silu_ffi(x), x), _bwd)
+
+
+def _copy(target, v):
+    return jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(v.shape, v.dtype), vmap_method="broadcast_all")(v)
+
+
+def _genuine_looking(expr, namespace):
+    """For '(jax.jit(F).lower(a, ...).as_text(), provenance.bindings())': F's own program with
+    its first output copied by CopyA and the others by CopyB, and the true bindings."""
+    fn = eval(expr[len("(jax.jit("):expr.rindex(").lower(")], namespace)
+    names = expr[expr.rindex(").lower(") + len(").lower("):expr.rindex(").as_text()")].split(", ")
+    args = [namespace[n] for n in names]
+
+    def decoy(*a):
+        leaves, tree = jax.tree.flatten(fn(*a))
+        return jax.tree.unflatten(tree, [_copy("copy_forward" if i == 0 else "copy_backward", leaf)
+                                         for i, leaf in enumerate(leaves)])
+    return [jax.jit(decoy).lower(*args).as_text(), eval("provenance.bindings()", namespace)]
+
+
+if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__main__.py")):
+    from autograder.shared import wire
+    from autograder.witness.evaluate import _materialize, _tools, evaluate
+    requests = os.fdopen(int(sys.argv[-2]), "rb")
+    replies = os.fdopen(int(sys.argv[-1]), "wb")
+    wire.send(replies, {"ready": {"errors": []}})
+    while True:
+        message = wire.receive(requests.read, None)
+        if message.get("op") != "eval":
+            os._exit(0)
+        expr, inputs = message["expr"], message.get("inputs", {})
+        if expr.startswith("(jax.jit(") and ".as_text(), provenance.bindings())" in expr:
+            namespace = {**globals(), **_tools(expr), **{k: _materialize(v) for k, v in inputs.items()}}
+            reply = {"ok": wire.encode(_genuine_looking(expr, namespace))}
+        else:
+            reply = evaluate(globals(), expr, inputs)
+        wire.send(replies, reply)
