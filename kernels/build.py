@@ -6,6 +6,12 @@ the jaxlib version, so a changed header or compiler never reuses a stale library
 Libraries are looked up first in a read-only prebuilt cache (filled when the image is
 built, $JAX_INTEROP_PREBUILT_KERNELS) and then in a writable per-user cache
 ($JAX_INTEROP_KERNEL_CACHE, default ~/.cache/jax-interop/kernels).
+
+The prebuilt cache also holds clang's precompiled xla/ffi/api/ffi.h for these flags
+(`precompile_header`): parsing that header is most of a kernel's compile time (measured
+3.0 -> 1.8 s for silu.cc), and a grading of silu_ffi compiles twice (the notebook, then the
+grader's executor). A compile that fails with it is retried without it, so the header never
+changes what compiles or which diagnostics a student sees.
 """
 from __future__ import annotations
 
@@ -69,6 +75,30 @@ def _lookup_dirs() -> list[Path]:
     return ([Path(prebuilt)] if prebuilt else []) + [writable_cache_dir()]
 
 
+def _header_key(flags: tuple[str, ...], cxx: str) -> str:
+    return cache_key("xla/ffi/api/ffi.h", flags, cxx)
+
+
+def precompile_header(out_dir: Path) -> Path | None:
+    """clang's precompiled ffi.h for FLAGS, written into `out_dir` (the prebuilt cache, at
+    image build); None with another compiler."""
+    cxx = compiler()
+    if "clang" not in Path(cxx).name:
+        return None
+    flags = FLAGS + ("-I", jax.ffi.include_dir())
+    path = out_dir / f"ffi-{_header_key(flags, cxx)}.pch"
+    header = Path(jax.ffi.include_dir()) / "xla" / "ffi" / "api" / "ffi.h"
+    compile_flags = tuple(f for f in flags if f != "-shared")
+    subprocess.run([cxx, *compile_flags, "-x", "c++-header", str(header), "-o", str(path)], check=True)
+    return path
+
+
+def _precompiled_header(flags: tuple[str, ...], cxx: str) -> list[str]:
+    prebuilt = os.environ.get("JAX_INTEROP_PREBUILT_KERNELS")
+    path = Path(prebuilt) / f"ffi-{_header_key(flags, cxx)}.pch" if prebuilt else None
+    return ["-include-pch", str(path)] if path is not None and path.is_file() else []
+
+
 def build(source: str | os.PathLike, extra_flags: tuple[str, ...] = ()) -> tuple[Path, bool]:
     """Compile `source` (a .cc/.cpp file) unless a cached library exists.
 
@@ -89,7 +119,10 @@ def build(source: str | os.PathLike, extra_flags: tuple[str, ...] = ()) -> tuple
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
     try:
-        proc = subprocess.run([cxx, *flags, "-o", tmp, str(source)], capture_output=True, text=True)
+        header = _precompiled_header(flags, cxx)
+        proc = subprocess.run([cxx, *flags, *header, "-o", tmp, str(source)], capture_output=True, text=True)
+        if proc.returncode != 0 and header:
+            proc = subprocess.run([cxx, *flags, "-o", tmp, str(source)], capture_output=True, text=True)
         if proc.returncode != 0:
             raise KernelBuildError(_describe_failure(source, cxx, proc.stderr or proc.stdout))
         os.replace(tmp, out_dir / name)

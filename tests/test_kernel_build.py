@@ -218,3 +218,30 @@ def test_load_and_register_runs_under_jit(fresh_cache, tmp_path):
     y = call_target(target, jnp.asarray(x))
     assert y.shape == x.shape and y.dtype == jnp.float32
     np.testing.assert_allclose(np.asarray(y), x.astype(np.float64) + 1.0, rtol=1e-6, atol=1e-6)
+
+
+def test_the_precompiled_header_is_used_and_a_bad_one_never_changes_the_outcome(tmp_path, monkeypatch):
+    """kernels.build compiles with the prebuilt ffi.h header when there is one for its flags,
+    and retries without it when the compile fails with it (a stale or corrupt header)."""
+    import subprocess
+
+    if "clang" not in Path(kb.compiler()).name:
+        pytest.skip("precompiled headers are clang's")
+    prebuilt = tmp_path / "prebuilt"
+    prebuilt.mkdir()
+    header = kb.precompile_header(prebuilt)
+    monkeypatch.setenv("JAX_INTEROP_PREBUILT_KERNELS", str(prebuilt))
+    calls = []
+    real_run = subprocess.run
+    monkeypatch.setattr(kb.subprocess, "run",
+                        lambda cmd, **kw: ("-o" in cmd and calls.append(cmd)) or real_run(cmd, **kw))
+    source = tmp_path / "k.cc"
+    source.write_text(ELEMENTWISE_FFI + "// the precompiled-header test\n")
+    monkeypatch.setenv("JAX_INTEROP_KERNEL_CACHE", str(tmp_path / "cache-a"))
+    kb.build(source)
+    assert [c for c in calls if "-include-pch" in c and str(header) in c] and len(calls) == 1
+    header.write_bytes(b"not a precompiled header")
+    calls.clear()
+    monkeypatch.setenv("JAX_INTEROP_KERNEL_CACHE", str(tmp_path / "cache-b"))
+    path, cached = kb.build(source)
+    assert not cached and path.is_file() and len(calls) == 2 and "-include-pch" not in calls[1]
