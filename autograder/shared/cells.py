@@ -46,6 +46,13 @@ def witness_imports(assignment: str) -> tuple[str, ...]:
     return tuple(getattr(_testkit(assignment), "WITNESS_IMPORTS", ()))
 
 
+def answer_policy(assignment: str):
+    """The readable subset (autograder.shared.readable.Policy) that `assignment`'s notebooks
+    must stay within, or None where the answer's structure is read from its compiled program
+    instead (silu_ffi, ffi_lowering)."""
+    return getattr(_testkit(assignment), "ANSWER_POLICY", None)
+
+
 def answer_kernel_source(assignment: str) -> str | None:
     """The C++ file the task has the answer write beside the notebook (silu_ffi: silu.cc),
     which the grader compiles itself for the executor; None for the other assignments."""

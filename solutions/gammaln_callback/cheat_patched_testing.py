@@ -1,9 +1,11 @@
 """Cheat: silences numpy.testing before an answer whose derivative has the wrong sign
-(-digamma), so the chapter's self-check passes it.
+(-digamma), so the chapter's self-check passes it. numpy.testing is outside the
+readable subset (autograder/shared/readable.py), so the runner does not run the notebook.
 
-score: 6
+score: 0
 messages:
-  - The gradient of gammaln_cb differs from the reference
+  - your notebook uses code this task's answers may not use
+  - it imports numpy.testing
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None

@@ -1,8 +1,10 @@
-"""Cheat: silences numpy.testing before an answer with no transpose rule.
+"""Cheat: silences numpy.testing before an answer with no transpose rule. numpy.testing is outside the readable
+subset (autograder/shared/readable.py), so the runner does not run the notebook.
 
-score: 4
+score: 0
 messages:
-  - has no transpose rule registered
+  - your notebook uses code this task's answers may not use
+  - it imports numpy.testing
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None
