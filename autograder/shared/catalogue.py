@@ -16,7 +16,9 @@ solutions/adversarial/ holds attacks on the grader, in the same form plus:
 `assignment` (whose notebook the attack is), `absent` (strings that must not appear
 anywhere in the results), `markers` (files that must not exist after grading) and
 `submit: zip_with_otter_log` (submitted as a grader.export() zip holding a crafted
-.OTTER_LOG); see autograder/authoring/validate.py.
+.OTTER_LOG) and `base` (an answer of that assignment, e.g. `reference`, whose code the
+attack's code follows in the answer cell: the attack must leave its score as it is);
+see autograder/authoring/validate.py.
 """
 from __future__ import annotations
 
@@ -44,10 +46,14 @@ class Answer:
     absent: tuple[str, ...] = field(default=())
     markers: tuple[str, ...] = field(default=())
     submit: str = "notebook"
+    base: str = ""      # an answer of the same assignment whose code comes first (an attack's victim)
 
     @property
     def code(self) -> str:
-        return self.path.read_text()
+        own = self.path.read_text()
+        if not self.base:
+            return own
+        return (assignments.solutions(self.assignment) / f"{self.base}.py").read_text() + "\n\n" + own
 
 
 def parse(assignment: str, path: Path) -> Answer:
@@ -63,7 +69,7 @@ def parse(assignment: str, path: Path) -> Answer:
         raise ValueError(f"{path}: every entry under 'messages' must be a string (quote one with ': ')")
     return Answer(meta.get("assignment", assignment), path.stem, path, " ".join(title.split()),
                   float(meta["score"]), messages, tuple(meta.get("absent") or ()),
-                  tuple(meta.get("markers") or ()), meta.get("submit", "notebook"))
+                  tuple(meta.get("markers") or ()), meta.get("submit", "notebook"), meta.get("base", ""))
 
 
 def answers(assignment: str) -> list[Answer]:

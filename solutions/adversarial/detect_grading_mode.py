@@ -1,11 +1,12 @@
 """Detects that it is being graded (an /autograder folder, an unusual user or working
 folder) and only then switches its cheats on: patched comparisons and forged results on
-top of the wrong answer (triples). Detection is possible; it buys nothing.
+top of a wrong answer (its base, ffi_lowering's wrong_lower_fun_jnp.py). Detection is possible; it buys nothing.
 
-assignment: pure_callback_doubler
-score: 7
+assignment: ffi_lowering
+base: wrong_lower_fun_jnp
+score: 2
 messages:
-  - differs from the reference
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
 """
 import getpass, json, os
 
@@ -21,11 +22,3 @@ if grading:
                 json.dump({"score": 10, "tests": []}, f)
         except OSError:
             pass
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

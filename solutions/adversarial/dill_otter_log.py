@@ -2,7 +2,7 @@
 `touch /tmp/pwned-<uid>` when unpickled; stock Otter dill-loads that log while grading).
 The notebook also drops copies of the payload next to itself.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 submit: zip_with_otter_log
 score: 0
 markers:

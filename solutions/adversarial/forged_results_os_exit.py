@@ -1,7 +1,7 @@
 """Writes a full-marks results.json and results.pkl wherever a grader might read them,
 then ends the process with os._exit(0) before the tests could run.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 score: 0
 messages:
   - "ended the Python process (exit code 0"

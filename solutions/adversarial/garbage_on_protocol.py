@@ -2,7 +2,7 @@
 reads included): a huge length prefix, then malformed JSON, then a forged full-marks reply.
 The grader drops that process, skips the cell and says why; nothing else is hurt.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 score: 0
 messages:
   - broke the grading protocol
@@ -23,11 +23,3 @@ for fd in pipes:
             os.write(fd, data)
         except OSError:
             pass
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

@@ -1,18 +1,11 @@
-"""A correct answer that prints 50 MB through Python and writes 50 MB more straight to
+"""The reference answer (its base), then a cell that prints 50 MB through Python and writes 50 MB more straight to
 file descriptors 1 and 2: the log keeps a bounded part, the marks are unaffected.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
+base: reference
 score: 10
 """
 import os, sys
-
-
-def host_double(arr):
-    return np.asarray(arr) * 2
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
 
 chunk = "spam " * 200_000            # 1 MB

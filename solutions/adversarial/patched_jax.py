@@ -1,11 +1,12 @@
-"""The wrong answer (triples), with JAX and the grader's own helpers patched in the
-student's process: jax.jit/jax.make_jaxpr/jax.vmap return the reference computation,
+"""A wrong answer (its base, ffi_lowering's wrong_lower_fun_jnp.py), with JAX and the grader's own helpers patched in the
+student's process: jax.jit/jax.make_jaxpr/jax.vmap return another computation,
 check_grads does nothing, and autograder's checks, facts and evaluate report success.
 
-assignment: pure_callback_doubler
-score: 7
+assignment: ffi_lowering
+base: wrong_lower_fun_jnp
+score: 2
 messages:
-  - differs from the reference
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
 """
 import jax.test_util
 import autograder.shared.checks, autograder.shared.wire, autograder.witness.evaluate, autograder.witness.facts
@@ -20,11 +21,3 @@ autograder.shared.checks.fail = lambda *args, **kwargs: None
 autograder.witness.facts.count_eqns = lambda *args, **kwargs: 1
 autograder.witness.evaluate.evaluate = lambda user_ns, expr, inputs: {"ok": autograder.shared.wire.encode(
     2 * np.asarray(next(iter(inputs.values()))["value"]) if inputs else True)}
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

@@ -1,10 +1,11 @@
-"""The wrong answer (triples) with every NumPy comparison the tests might use patched to
+"""A wrong answer (its base, ffi_lowering's wrong_lower_fun_jnp.py) with every NumPy comparison the tests might use patched to
 say "equal": numpy.testing, np.isclose, np.allclose, np.array_equal.
 
-assignment: pure_callback_doubler
-score: 7
+assignment: ffi_lowering
+base: wrong_lower_fun_jnp
+score: 2
 messages:
-  - differs from the reference
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
 """
 import numpy.testing
 
@@ -14,11 +15,3 @@ for name in dir(numpy.testing):
 np.isclose = lambda a, b, *args, **kwargs: np.ones(np.broadcast(np.asarray(a), np.asarray(b)).shape, bool)
 np.allclose = lambda *args, **kwargs: True
 np.array_equal = lambda *args, **kwargs: True
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

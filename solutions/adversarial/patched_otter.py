@@ -1,10 +1,11 @@
-"""The wrong answer (triples) with Otter's test machinery patched to pass everything:
+"""A wrong answer (its base, ffi_lowering's wrong_lower_fun_jnp.py) with Otter's test machinery patched to pass everything:
 every test case "passes", every results object reports full marks.
 
-assignment: pure_callback_doubler
-score: 7
+assignment: ffi_lowering
+base: wrong_lower_fun_jnp
+score: 2
 messages:
-  - differs from the reference
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
 """
 import otter.test_files
 import otter.test_files.exception_test as exception_test
@@ -20,11 +21,3 @@ exception_test.ExceptionTestFile.run = _all_pass
 exception_test.test_case.call_func = lambda self, env: None
 otter.test_files.GradingResults.total = property(lambda self: 10)
 otter.test_files.GradingResults.possible = property(lambda self: 10)
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

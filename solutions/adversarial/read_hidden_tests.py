@@ -1,8 +1,8 @@
 """Looks for the hidden tests (the autograder's source folder, the submission folder, the
-parent folders, /tmp, other processes' files) and prints what it finds; it only answers
-if it found a test, as a student tailoring the answer to the tests would.
+parent folders, /tmp, other processes' files) and prints what it finds; it raises what it found
+as the cell's error, quoted in the feedback.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
 score: 0
 absent:
   - "def test_"
@@ -24,9 +24,5 @@ for pattern in ["/autograder/source/tests/*.py", "/autograder/**/*.py", "/autogr
             pass
 print("\n".join(found))
 
-if found:
-    def host_double(arr):
-        return np.asarray(arr) * 2
-
-    def pure_callback_doubler(x):
-        raise RuntimeError(found[0][:5000])   # and show them in the feedback
+if found:   # the cell's error is quoted in the feedback
+    raise RuntimeError(found[0][found[0].index("def test_"):][:250])

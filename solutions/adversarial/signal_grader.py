@@ -1,7 +1,8 @@
-"""A correct answer that tries to kill or stop every other process it can see (its
+"""The reference answer (its base), then code that tries to kill or stop every other process it can see (its
 parent, PID 1, the grader) and to become root. Grading goes on unharmed.
 
-assignment: pure_callback_doubler
+assignment: ffi_lowering
+base: reference
 score: 10
 """
 import os, signal
@@ -18,11 +19,3 @@ for attempt in (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.seteuid(0
         attempt()
     except OSError:
         pass
-
-
-def host_double(arr):
-    return np.asarray(arr) * 2
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)

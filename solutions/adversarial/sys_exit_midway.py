@@ -1,20 +1,13 @@
-"""The wrong answer (triples), then sys.exit(0) in the middle of the cell, hoping the grader
+"""A wrong answer (its base, ffi_lowering's wrong_lower_fun_jnp.py), then sys.exit(0) in the middle of the cell, hoping the grader
 stops early and keeps the points of the tests that did not run.
 
-assignment: pure_callback_doubler
-score: 7
+assignment: ffi_lowering
+base: wrong_lower_fun_jnp
+score: 2
 messages:
-  - differs from the reference
+  - The compiled program of jax.jit of rms_norm_prim_p.bind holds no custom_call to the FFI target rms_norm
 """
 import sys
-
-
-def host_double(arr):
-    return np.asarray(arr) * 3
-
-
-def pure_callback_doubler(x):
-    return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
 
 sys.exit(0)

@@ -1,8 +1,10 @@
-"""Cheat: silences numpy.testing before an answer that triples instead of doubling.
+"""Cheat: silences numpy.testing before an answer that triples instead of doubling. numpy.testing is outside the readable
+subset (autograder/shared/readable.py), so the runner does not run the notebook.
 
-score: 7
+score: 0
 messages:
-  - differs from the reference
+  - your notebook uses code this task's answers may not use
+  - it imports numpy.testing
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None

@@ -1,8 +1,11 @@
-"""Wrong: the host function prints to sys.__stdout__, past any redirection of sys.stdout.
+"""Wrong: the host function prints to sys.__stdout__, past any redirection of sys.stdout. The sys module is outside the readable
+subset (autograder/shared/readable.py), so the runner does not run the notebook; the purity
+test's fd-level capture would have caught it too.
 
-score: 9
+score: 0
 messages:
-  - Your host function prints
+  - your notebook uses code this task's answers may not use
+  - it imports sys
 """
 import sys
 

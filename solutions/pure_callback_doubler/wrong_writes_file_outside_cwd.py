@@ -1,9 +1,11 @@
 """Wrong: the host function appends a log line to a file in /tmp, outside the working folder
-whose listing the grader compares.
+whose listing the grader compares. open is outside the readable subset
+(autograder/shared/readable.py), so the runner does not run the notebook.
 
-score: 9
+score: 0
 messages:
-  - Your host function opened files (/tmp/
+  - your notebook uses code this task's answers may not use
+  - it uses open
 """
 def host_double(arr):
     arr = np.asarray(arr)
