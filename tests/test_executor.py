@@ -181,3 +181,14 @@ def test_a_source_that_does_not_compile_or_is_missing_refuses_with_the_reason():
     handlers.answer_source("silu.cc", None, "the notebook wrote no silu.cc in its folder")
     refused = program.report(text, [X], handlers=handlers, bindings={"t_four": {"symbol": "Triple3"}})["refused"]
     assert "the notebook wrote no silu.cc in its folder" in refused
+
+
+@pytest.mark.skipif(os.environ.get("JAX_INTEROP_PREBUILT_KERNELS") is None, reason="needs the image's compiler")
+def test_a_course_target_claimed_as_the_answers_runs_the_course_kernel_and_counts_as_the_course():
+    """A module whose custom_call names a course target, with the witness claiming it is one of
+    the answer's functions: the name is the course's here, whatever is claimed."""
+    handlers, _ = _answer()
+    text = _text(_rms_prim(), X)
+    report = program.report(text, [X], handlers=handlers, bindings={"rms_norm": {"symbol": "Triple3", "course": False}})
+    assert report["refused"] == "" and report["calls"][0]["course"]
+    np.testing.assert_allclose(report["value"][0], rms_norm_np64(X, 1e-5), rtol=1e-5)
