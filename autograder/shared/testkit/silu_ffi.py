@@ -86,7 +86,7 @@ def expect_ran(report, what):
 
 
 def expect_no_math_in_jax(ops, message):
-    """The optimized program (provenance.hlo_opcodes) holds no transcendental op and no division."""
+    """The optimized program (a program report's "opcodes") holds no transcendental op and no division."""
     checks.expect_no_ops(ops, checks.TRANSCENDENTAL | {"divide"}, message=message)
 
 
