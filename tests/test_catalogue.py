@@ -39,14 +39,13 @@ def test_all_five_assignments_are_present():
     assert assignments.present() == list(assignments.NAMES)
 
 
-def test_a_protocol_takeover_earns_what_honest_code_building_its_program_earns():
-    """A takeover of the witness's pipes is expected to score exactly what an honest answer
-    scores that builds the program the takeover hands over (make validate grades both and
-    checks each expectation): in ffi_lowering, the same cell without the takeover; in
-    silu_ffi, copy kernels around jnp, the program its forged answers are made of."""
+def test_a_protocol_takeover_earns_what_its_real_code_earns():
+    """A takeover of the witness's pipes is expected to score exactly what the same code
+    without the takeover scores (make validate grades both and checks each expectation);
+    in the assignments with a readable subset the takeover is not even run (0)."""
     attacks = {a.name: a for a in catalogue.answers("adversarial")}
     pairs = {"protocol_takeover_ffi_lowering": ("ffi_lowering", "wrong_lower_fun_jnp"),
-             "protocol_takeover_silu_ffi": ("silu_ffi", "cheat_copy_kernels_around_jnp")}
+             "protocol_takeover_silu_ffi": ("silu_ffi", "cheat_custom_vjp_around_jax_nn_silu")}
     for attack, (assignment, real) in pairs.items():
         (honest,) = [a for a in catalogue.answers(assignment) if a.name == real]
         assert attacks[attack].assignment == assignment and attacks[attack].score == honest.score

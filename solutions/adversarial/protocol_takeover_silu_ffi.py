@@ -5,17 +5,16 @@ right), and each question asking for a compiled program with a genuine-looking o
 program of the asked function with every output passed through one of two copy kernels
 that silu.cc really holds (CopyA, CopyB, two distinct functions), with the bindings the
 notebook really registered. Before the executor, the same cell answered the trace questions
-with any report it liked and earned 10/10; without the takeover it earns 0 (silu_ffi calls
-no kernel). Now the programs are run by the executor with silu.cc compiled by the grader: the copies are
-real and live, but the compiled programs hold exp and divide outside the kernels, so every
-test that credits a value is lost. What is left is what the handed-over program earns when
-written honestly, solutions/silu_ffi/cheat_copy_kernels_around_jnp.py (copy kernels around
-jax.nn.silu): the two public structure tests, 2 points (tests/test_catalogue.py pins the
-equality). The takeover chooses which program is graded, never how it is graded: a program
-that earns more needs C++ kernels in silu.cc that compute SiLU, which is the exercise.
+with any report it liked and earned 10/10. Now the programs are run by the executor with
+silu.cc compiled by the grader: the copies are real and live, but every compiled program
+holds exp and divide outside the kernels, and every test reads that from the program (the
+public structure tests too), so it scores what the same cell without the takeover scores
+(cheat_custom_vjp_around_jax_nn_silu.py, jnp in a custom_vjp: 0; tests/test_catalogue.py pins
+the equality). The takeover chooses which program is graded, never how: a program that earns
+anything needs C++ kernels in silu.cc that compute SiLU, which is the exercise.
 
 assignment: silu_ffi
-score: 2
+score: 0
 messages:
   - computes math in JAX outside your kernels
 """

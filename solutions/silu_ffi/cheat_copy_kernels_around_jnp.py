@@ -1,10 +1,12 @@
 """Cheat: two real, distinct FFI handlers that merely copy a buffer, wrapped around
 jax.nn.silu in the forward pass and around a jnp derivative in the backward pass.
 Both custom_call counts and every value are right, and the outputs depend on the
-kernels; the SiLU is computed in JAX (the compiled programs hold exp and divide).
+kernels; the SiLU is computed in JAX (the compiled programs hold exp and divide), which
+every test now sees, the public structure tests included (they earned 2 points before).
 
-score: 2
+score: 0
 messages:
+  - jax.jit(silu_ffi) computes math in JAX outside your kernels; SiLU must be computed inside your C++ forward kernel
   - jax.jit(silu_ffi) on shape (5,) computes math in JAX outside your kernels
   - The gradient of silu_ffi computes math in JAX outside your kernels
   - jax.jit(silu_ffi) computes math in JAX outside your kernels, so its values are not your kernels'

@@ -2,9 +2,10 @@
 derivative are computed by primitives of the answer's own ("swish_core",
 "swish_core_grad") lowered with jnp, so no list of primitive names sees them. Every
 value is right, both custom_calls are there and the outputs come straight from them;
-only the compiled programs show the exp and the division outside the kernels.
+only the compiled programs show the exp and the division outside the kernels, in every
+test (the public structure tests included: they earned 2 points before).
 
-score: 2
+score: 0
 messages:
   - computes math in JAX outside your kernels
   - "(found: divide, exp)"

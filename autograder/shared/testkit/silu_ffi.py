@@ -111,8 +111,9 @@ def kernel_values(ask, fn, what, hint, **inputs):
 
 def expect_forward_from_ffi(report):
     """The jit program of silu_ffi (an Ask.program report) calls a registered FFI handler,
-    runs no host callback, ran in the grader's executor, and its output depends on the FFI
-    kernel everywhere."""
+    runs no host callback, ran in the grader's executor, its output depends on the FFI
+    kernel everywhere, and it computes no math in JAX (the task's "where the math happens":
+    a kernel that merely copies JAX's SiLU is not a forward kernel)."""
     checks.expect(any(c["kind"] == "ffi" for c in report["calls"]), (
         "The lowering of jax.jit(silu_ffi) calls no registered FFI handler (pure_callback and "
         "io_callback are not kernels); call your C++ forward kernel with jax.ffi.ffi_call."))
@@ -122,6 +123,8 @@ def expect_forward_from_ffi(report):
     checks.expect_depends(report, "ffi", message=(
         "The output of jax.jit(silu_ffi) does not come from your FFI kernel; return the forward "
         "kernel's output, not a value computed beside it"))
+    expect_no_math_in_jax(report["opcodes"], "jax.jit(silu_ffi) computes math in JAX outside your kernels; SiLU "
+                                             "must be computed inside your C++ forward kernel")
 
 
 def _straight_from(report, piece):
@@ -205,6 +208,14 @@ def expect_gradient_depends(report):
         "return the output of your backward kernel"))
 
 
+def expect_gradient_math_in_cpp(report):
+    """The program of a gradient through silu_ffi (an Ask.program report) computes no math
+    in JAX outside the kernels (the loss's multiplications and sums are not math here)."""
+    expect_no_math_in_jax(report["opcodes"], "The gradient of silu_ffi computes math in JAX outside your "
+                                             "kernels; the derivative must be computed inside your C++ "
+                                             "backward kernel")
+
+
 def _elements(tensor_type):
     """The element count of an MLIR tensor type such as 'tensor<4x6xf32>'."""
     dims = tensor_type.removeprefix("tensor<").removesuffix(">").split("x")[:-1]
@@ -242,9 +253,7 @@ def backward_report(ask, x, w):
     checks.expect_straight(report, "ffi", message=(
         "The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for instance "
         "silu'(x) multiplied by the cotangent); the backward kernel must return ȳ·silu'(x) itself"))
-    expect_no_math_in_jax(report["opcodes"], "The gradient of silu_ffi computes math in JAX outside your "
-                                             "kernels; the derivative must be computed inside your C++ "
-                                             "backward kernel")
+    expect_gradient_math_in_cpp(report)
     return report, report["calls"]
 
 
