@@ -84,13 +84,18 @@ def test_under_grader_check_a_saved_notebook_outside_the_subset_fails_first(tmp_
 
     import nbformat
 
-    from autograder.shared import catalogue, probe
+    from autograder.shared import probe
     from autograder.shared.testkit import pure_callback_doubler as kit
+
+    def notebook(answer):
+        cells = [nbformat.v4.new_code_cell('import otter\ngrader = otter.Notebook("pure_callback_doubler.ipynb")'),
+                 nbformat.v4.new_code_cell("import numpy as np\nimport jax"), nbformat.v4.new_code_cell(answer)]
+        return nbformat.v4.new_notebook(cells=cells)
     path = tmp_path / "pure_callback_doubler.ipynb"
-    nbformat.write(catalogue.submission("pure_callback_doubler", "import os\n"), path)
+    nbformat.write(notebook("import os\n"), path)
     env = {"grader": types.SimpleNamespace(_notebook=str(path))}
-    with pytest.raises(AssertionError, match=r"will not run this notebook.*cell \d+, line 1: it imports os"):
+    with pytest.raises(AssertionError, match=r"will not run this notebook.*cell 3, line 1: it imports os"):
         probe.connect(env, kit.ANSWER_POLICY)
-    nbformat.write(catalogue.submission("pure_callback_doubler", "x = 1\n"), path)
+    nbformat.write(notebook("x = 1\n"), path)
     assert probe.connect(env, kit.ANSWER_POLICY) is not None
     assert probe.connect({}, kit.ANSWER_POLICY) is not None   # otter assign's runs: no grader

@@ -1,9 +1,10 @@
 """The readable subset (autograder/shared/readable.py): what the runner refuses to run in
 gammaln_callback and reduce_sum_rules, read from the source alone."""
+import nbformat
 import pytest
 
-from autograder.shared import catalogue, cells, readable
-from autograder.shared.testkit import gammaln_callback, reduce_sum_rules
+from autograder.shared import assignments, catalogue, cells, readable
+from autograder.shared.testkit import gammaln_callback, pure_callback_doubler, reduce_sum_rules
 
 POLICY = readable.Policy(modules=("jax", "numpy", "scipy.special", "functools", "math"))
 
@@ -52,11 +53,14 @@ y = jnp.select([jnp.ones(2) > 0], [jnp.zeros(2)]) + jax.scipy.signal.convolve(jn
     assert readable.problems([(0, source), (1, "def broken(:\n")], POLICY) == []
 
 
-@pytest.mark.parametrize("kit", [gammaln_callback, reduce_sum_rules])
-def test_every_reference_and_alternative_answer_is_inside(kit):
-    """The catalogue's valid answers (reference.py and alt_*.py) stay inside their policy."""
+@pytest.mark.parametrize("kit", [gammaln_callback, pure_callback_doubler, reduce_sum_rules])
+def test_the_given_cells_and_every_valid_answer_are_inside(kit):
+    """The master notebook's code cells but its tests (the given cells, the solution), and the
+    catalogue's valid answers (reference.py, alt_*.py), stay inside the assignment's policy."""
     name = kit.__name__.rsplit(".", 1)[1]
+    master = nbformat.read(assignments.master(name), as_version=4)
+    given = [(i, source) for i, source in cells.gradable_cells(master) if "def test_" not in source]
+    assert given and readable.problems(given, kit.ANSWER_POLICY) == []
     for answer in catalogue.answers(name):
         if answer.name == "reference" or answer.name.startswith("alt_"):
-            nb = catalogue.submission(name, answer.code)
-            assert readable.problems(cells.gradable_cells(nb), kit.ANSWER_POLICY) == [], answer.name
+            assert readable.problems([(0, answer.code)], kit.ANSWER_POLICY) == [], answer.name
