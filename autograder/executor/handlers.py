@@ -25,6 +25,7 @@ from pathlib import Path
 import jax
 
 from autograder.shared import poison
+from kernels.build import address_of, locate
 
 
 class Handlers:
@@ -48,7 +49,7 @@ class Handlers:
             from kernels.build import load_and_register
             load_and_register(os.path.join(os.path.dirname(kernels.__file__), "poison.cc"),
                               {poison.TARGET: poison.SYMBOL})
-            self._course = {t: _address(rms_norm.library.cdll, s) for t, s in rms_norm.TARGETS.items()}
+            self._course = {t: address_of(rms_norm.library.cdll, s) for t, s in rms_norm.TARGETS.items()}
         return set(self._course)
 
     def answer_source(self, name: str, text: str | None, problem: str = "") -> None:
@@ -124,23 +125,11 @@ class Handlers:
         return self._library
 
 
-def _address(library: ctypes.CDLL, symbol: str) -> int:
-    return ctypes.cast(getattr(library, symbol), ctypes.c_void_p).value
-
-
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
-
 def _exported(library: ctypes.CDLL, symbol: str) -> int | None:
     """The address of `symbol` when `library` itself defines it (dlsym also finds its
     dependencies' symbols, libc's `system` included: those are not the answer's)."""
     try:
-        address = _address(library, symbol)
+        address = address_of(library, symbol)
     except AttributeError:
         return None
-    info = _DlInfo()
-    if not ctypes.CDLL(None).dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
-        return None
-    return address if os.path.realpath(info.dli_fname.decode()) == os.path.realpath(library._name) else None
+    return address if locate(address)[0] == os.path.realpath(library._name) else None

@@ -32,23 +32,18 @@ import numpy as np
 
 from autograder.witness import inspection
 from autograder.shared import poison, stablehlo
+from kernels.build import address_of, locate
 
 _registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path, "symbol": name}
 
 
 # ------------------------------------------------------------ registrations ----------
 
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
-
 # Bound at import, before any student code runs.
 _capsule_name = ctypes.pythonapi.PyCapsule_GetName
 _capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-_dladdr = ctypes.CDLL(None).dladdr
 
 
 def _handler_address(fn) -> int | None:
@@ -62,12 +57,8 @@ def _handler_address(fn) -> int | None:
 def _located(address: int | None) -> dict:
     """{"handler": address, "library": the path of the library that holds it, "symbol": the
     exported name that is exactly this address ("" when there is none)}."""
-    info = _DlInfo()
-    if address and _dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
-        exact = info.dli_sname is not None and info.dli_saddr == address
-        return {"handler": address, "library": os.path.realpath(info.dli_fname.decode()),
-                "symbol": info.dli_sname.decode() if exact else ""}
-    return {"handler": address, "library": "", "symbol": ""}
+    library, symbol = locate(address)
+    return {"handler": address, "library": library, "symbol": symbol}
 
 
 def _record(name, fn) -> None:
@@ -106,8 +97,7 @@ def _record_course_kernels() -> None:
         if name.startswith("kernels.") and hasattr(module, "TARGETS") and hasattr(module, "library"):
             for target, symbol in module.TARGETS.items():
                 if target not in _registry:
-                    address = ctypes.cast(getattr(module.library.cdll, symbol), ctypes.c_void_p).value
-                    _registry[target] = _located(address)
+                    _registry[target] = _located(address_of(module.library.cdll, symbol))
 
 
 def _kernels_dir() -> str:
