@@ -56,9 +56,9 @@ def find_notebook(submission: Path, assignment: str, work: Path, max_bytes: int)
     return submissions.check(notebooks[0], assignment, work, max_bytes)
 
 
-def student_copy(notebook: Path, work: Path, user: str, assignment: str) -> Path:
+def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> Path:
     """A folder owned by the student holding only the notebook, and beside it (root's,
-    read-only) the cells the witness runs; the path of the latter."""
+    read-only) the cells of `nb` (the notebook, read) the witness runs; the path of the latter."""
     account = pwd.getpwnam(user)
     home = work / "student"
     (home / "tmp").mkdir(parents=True)
@@ -67,20 +67,19 @@ def student_copy(notebook: Path, work: Path, user: str, assignment: str) -> Path
     for path in (home, home / "tmp", target):
         os.chown(path, account.pw_uid, account.pw_gid)
     os.chmod(home, 0o700)
-    listing = cells.write(nbformat.read(notebook, as_version=4), work / "cells.json",
-                          cells.witness_imports(assignment))
+    listing = cells.write(nb, work / "cells.json", cells.witness_imports(assignment))
     os.chmod(listing, 0o644)
     return listing
 
 
-def outside_policy(notebook: Path, assignment: str) -> list[str]:
-    """Where the notebook's code cells leave the assignment's readable subset
-    (autograder.shared.readable), read here before anything runs; [] when the assignment
-    has none."""
+def outside_policy(nb, assignment: str) -> list[str]:
+    """Where the code cells of `nb` (the notebook, read) leave the assignment's readable
+    subset (autograder.shared.readable), read here before anything runs; [] when the
+    assignment has none."""
     policy = cells.answer_policy(assignment)
     if policy is None:
         return []
-    return readable.problems(cells.gradable_cells(nbformat.read(notebook, as_version=4)), policy)
+    return readable.problems(cells.gradable_cells(nb), policy)
 
 
 def _unanswerable(reason: str):
@@ -105,7 +104,8 @@ def grade_submission(root: Path, config: dict, user: str = "student",
     try:
         assignment = config.get("assignment_name", "")
         found = find_notebook(root / "submission", assignment, work, limits.notebook_bytes)
-        unreadable = [] if found.problem else outside_policy(found.notebook, assignment)
+        nb = None if found.problem else nbformat.read(found.notebook, as_version=4)
+        unreadable = [] if found.problem else outside_policy(nb, assignment)
         if found.problem:
             notes.append(f"Your submission could not be graded: {found.problem}.")
             answer = _unanswerable("{what} was not computed: the submission could not be graded "
@@ -118,7 +118,7 @@ def grade_submission(root: Path, config: dict, user: str = "student",
                                    f"may not use ({unreadable[0]}), so it was not run")
         else:
             witness = Witness(work / "student", limits, user,
-                              cells=student_copy(found.notebook, work, user, assignment))
+                              cells=student_copy(found.notebook, nb, work, user, assignment))
             answer = witness.answer
         source = cells.answer_kernel_source(assignment)
         executor = Executor(work / "executor", limits, executor_user, read_source=source and (
