@@ -239,9 +239,9 @@ def forward_handlers(ask, x):
 
 
 def backward_report(ask, x, w):
-    """The program report (each call poisoned alone) of jax.jit(jax.grad(LOSS)) on (x, w) and
-    its custom_calls, after the backward pass's gate: no host callback, gradient depending
-    on the FFI kernels and straight from them, no math in JAX."""
+    """The program report (each call poisoned alone) of jax.jit(jax.grad(LOSS)) on (x, w),
+    after the backward pass's gate: no host callback, gradient depending on the FFI kernels
+    and straight from them, no math in JAX."""
     loss = f"jax.grad({LOSS})"
     what = "jax.jit(jax.grad(...)) through silu_ffi"
     hint = "an ffi_call cannot be differentiated: the bwd rule of the custom_vjp must return a one-element tuple"
@@ -254,10 +254,10 @@ def backward_report(ask, x, w):
         "The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for instance "
         "silu'(x) multiplied by the cotangent); the backward kernel must return ȳ·silu'(x) itself"))
     expect_gradient_math_in_cpp(report)
-    return report, report["calls"]
+    return report
 
 
-def expect_distinct_backward_kernel(report, calls, fwd, forward, size):
+def expect_distinct_backward_kernel(report, fwd, forward, size):
     """Every element of the gradient (backward_report's) changes when some call is poisoned
     whose handler is neither a course kernel nor one of `forward` (forward_handlers'); a
     forward handler may appear only as silu_ffi calls it, on x alone (`size` elements)."""
@@ -272,7 +272,7 @@ def expect_distinct_backward_kernel(report, calls, fwd, forward, size):
         if not mask.any():
             continue                      # a call the gradient does not depend on
         if c["handler"] in forward:
-            as_forward = _signature(calls[i])
+            as_forward = _signature(c)
             if not (as_forward in forward[c["handler"]] and as_forward[0] == [size]):
                 misused.append(c["target"])
         elif not c["course"]:
