@@ -45,24 +45,31 @@ def grade_in_container(image: str, notebook: Path, limits: ContainerLimits,
         container.start()
         if not _stopped_within(container, limits.timeout_s - (time.monotonic() - t0)):
             container.kill()
-            return Outcome(None, f"timed out after {limits.timeout_s:g} s", time.monotonic() - t0,
-                           _logs(container))
+            return outcome({"timed_out": True, "log": _logs(container)}, limits, time.monotonic() - t0)
         container.reload()
-        if container.state.oom_killed:
-            return Outcome(None, f"ran out of memory (limit {limits.memory})", time.monotonic() - t0,
-                           _logs(container))
-        results = _read_json(container, "results.json", limits.results_bytes)
-        if results is None:
-            log = _logs(container)
-            return Outcome(None, f"the autograder produced no results (exit code {container.state.exit_code})",
-                           time.monotonic() - t0, log)
         log = _logs(container)
         peak = [l.split("=", 1)[1] for l in log.splitlines() if l.startswith("PEAK_BYTES=")]
-        return Outcome(results, "Completed", time.monotonic() - t0, log,
-                       int(peak[-1]) / 2**20 if peak and peak[-1].strip().isdigit() else None,
-                       _read_json(container, "grading.json", limits.results_bytes))
+        return outcome({"oom_killed": container.state.oom_killed, "exit_code": container.state.exit_code,
+                        "results": _read_json(container, "results.json", limits.results_bytes),
+                        "grading": _read_json(container, "grading.json", limits.results_bytes),
+                        "peak_mb": int(peak[-1]) / 2**20 if peak and peak[-1].strip().isdigit() else None,
+                        "log": log}, limits, time.monotonic() - t0)
     finally:
         container.remove(force=True)
+
+
+def outcome(facts: dict, limits: ContainerLimits, seconds: float) -> Outcome:
+    """A grading's Outcome from what its container reported (here, or a cluster task's
+    signed frame: autograder.runner.task): the same reasons on every backend."""
+    log = facts.get("log", "")
+    if facts.get("timed_out"):
+        return Outcome(None, f"timed out after {limits.timeout_s:g} s", seconds, log)
+    if facts.get("oom_killed"):
+        return Outcome(None, f"ran out of memory (limit {limits.memory})", seconds, log)
+    if facts.get("results") is None:
+        return Outcome(None, f"the autograder produced no results (exit code {facts.get('exit_code')})",
+                       seconds, log)
+    return Outcome(facts["results"], "Completed", seconds, log, facts.get("peak_mb"), facts.get("grading"))
 
 
 def _stopped_within(container, seconds: float) -> bool:

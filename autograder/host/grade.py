@@ -2,6 +2,7 @@
 way `otter grade` does, with the limits it lacks, and write the grades and a report.
 
     python -m autograder.host.grade NAME DIR [--out FOLDER] [--seed N]
+                                    [--backend local|swarm] [--registry HOST:PORT]
 
 Runs on the instructor's machine (the host venv, not the image). Each submission gets a
 fresh container of the assignment's grading image (Otter's own image build on top of
@@ -9,11 +10,14 @@ the configured image) with no network and with the time, memory, process and CPU
 of otter_config.json's `containers`. A submission that is not a notebook of this assignment, crashes, times out or
 runs out of memory gets a row with the reason; the batch never stops for one.
 Writes dist/grades/<name>/final_grades.csv and report.html.
+`--backend swarm` runs the same containers as Swarm jobs over a swarm's nodes
+(autograder.host.swarm; run it on a manager); the local daemon is the default.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 import tempfile
@@ -57,7 +61,8 @@ def grading_image(assignment: str, base_image: str) -> str:
 
 
 def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config, *,
-              log=print, measure_memory: bool = False, seed: int | None = None) -> list[report.Row]:
+              log=print, measure_memory: bool = False, seed: int | None = None,
+              backend: str = "local") -> list[report.Row]:
     """Grade every submission in `folder` with the limits of `config` (otter_config.json);
     `seed` regrades with the inputs of an earlier grading (the CSV's seed column)."""
     all_cases = cases(assignments.autograder_zip(assignment))
@@ -65,29 +70,62 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
     image, limits = grading_image(assignment, config.image), config.containers
     with tempfile.TemporaryDirectory() as work:
         subs = submissions.collect(folder, assignment, Path(work), config.limits.notebook_bytes)
-        log(f"grading {len(subs)} submissions of {assignment} in {limits.parallel} containers "
-            f"(no network, {limits.timeout_s:g} s, {limits.memory}, {limits.cpus:g} CPU each)")
         done, lock = [0], threading.Lock()
 
-        def one(sub: submissions.Submission) -> report.Row:
-            if sub.problem:
+        def row(sub: submissions.Submission, outcome: container.Outcome | None, where: str = "") -> report.Row:
+            if outcome is None:
                 r = report.row(sub.file, None, sub.problem, 0.0)
             else:
-                outcome = container.grade_in_container(image, sub.notebook, limits, measure_memory, seed)
                 r = report.row(sub.file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
                 r.peak_mb = outcome.peak_mb
             with lock:
                 done[0] += 1
                 log(f"[{done[0]}/{len(subs)}] {sub.file}: {sum(r.scores.values()):g}/{maximum:g} "
-                    f"{r.status} ({r.seconds:.0f} s)")
+                    f"{r.status} ({r.seconds:.0f} s{where})")
             return r
 
-        with ThreadPoolExecutor(limits.parallel) as pool:
-            rows = list(pool.map(one, subs))
+        if backend == "swarm":
+            rows = _on_swarm(subs, image, config, seed, row, log)
+        else:
+            log(f"grading {len(subs)} submissions of {assignment} in {limits.parallel} containers "
+                f"(no network, {limits.timeout_s:g} s, {limits.memory}, {limits.cpus:g} CPU each)")
+
+            def one(sub: submissions.Submission) -> report.Row:
+                if sub.problem:
+                    return row(sub, None)
+                return row(sub, container.grade_in_container(image, sub.notebook, limits, measure_memory, seed))
+
+            with ThreadPoolExecutor(limits.parallel) as pool:
+                rows = list(pool.map(one, subs))
     out.mkdir(parents=True, exist_ok=True)
     report.write_csv(out / "final_grades.csv", rows, all_cases)
     report.write_html(out / "report.html", assignment, rows, all_cases)
     return rows
+
+
+def _on_swarm(subs, image: str, config: settings.Config, seed, row, log) -> list[report.Row]:
+    """The gradable submissions as Swarm jobs (autograder.host.swarm); the others get their
+    row at once. Every submission gets exactly one row, in the folder's order."""
+    from autograder.host import swarm
+    rows: dict[int, report.Row] = {i: row(s, None) for i, s in enumerate(subs) if s.problem}
+    gradable = [(i, s) for i, s in enumerate(subs) if not s.problem]
+    limits = config.containers
+    batch = swarm.Batch(image, limits, config.cluster, seed, log)
+
+    def done(k: int, outcome: container.Outcome, node: str) -> None:
+        i, sub = gradable[k]
+        rows[i] = row(sub, outcome, f", {node}")
+
+    try:
+        log(f"pushing {image} to {config.cluster.registry} for the swarm's nodes")
+        batch.prepare()
+        log(f"grading {len(gradable)} submissions as Swarm jobs on "
+            f"{len(swarm.Nodes.read(limits, config.cluster.per_node).slots)} nodes "
+            f"(internal network, {limits.timeout_s:g} s, {limits.memory}, {limits.cpus:g} CPU each)")
+        batch.run([s for _, s in gradable], done)
+    finally:
+        batch.cleanup()
+    return [rows[i] for i in range(len(subs))]
 
 
 def front_door(assignment: str, folder: Path) -> str | None:
@@ -108,15 +146,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--out", type=Path, help="default: dist/grades/<assignment>")
     parser.add_argument("--seed", type=int, help="regrade with this seed (final_grades.csv's seed column)")
+    parser.add_argument("--backend", choices=("local", "swarm"), default="local",
+                        help="local: this machine's Docker daemon; swarm: the swarm this node manages")
+    parser.add_argument("--registry", help="swarm: host:port of the registry (default: cluster.registry)")
     args = parser.parse_args(argv)
     problem = front_door(args.assignment, args.submissions)
     if problem:
         print(f"make grade: {problem}", file=sys.stderr)
         return 2
     config = settings.load_or_exit()
+    if args.registry:
+        config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, registry=args.registry))
     out = args.out or assignments.repo_root() / "dist" / "grades" / args.assignment
     t0 = time.perf_counter()
-    rows = grade_all(args.assignment, args.submissions, out, config, seed=args.seed)
+    rows = grade_all(args.assignment, args.submissions, out, config, seed=args.seed, backend=args.backend)
     print(f"{len(rows)} submissions in {time.perf_counter() - t0:.0f} s\n"
           f"  {out / 'final_grades.csv'}\n  {out / 'report.html'}")
     return 0

@@ -7,6 +7,8 @@
     limits      what the runner allows the student's process (autograder.runner): travels
                 in each zip as files/limits.json, so Gradescope and otter grade obey it too
     containers  make grade's container per submission (autograder.host)
+    cluster     make grade --backend swarm and make k8s: the registry every node pulls the
+                grading image from, attempts, start timeout, gradings per node
     validate    make validate (autograder.authoring.validate)
 
 An assignment overrides a key of `otter` in its ASSIGNMENT CONFIG's `generate:` section
@@ -65,6 +67,15 @@ class ContainerLimits:
 
 
 @dataclass(frozen=True)
+class ClusterSettings:
+    """Grading on a Docker Swarm or Kubernetes cluster (autograder.host.swarm, .k8s)."""
+    registry: str               # host:port of the registry every node pulls the image from
+    attempts: int               # tries per submission when a node or task fails (not the grading)
+    start_timeout_s: float      # a task not running by then is retried (image pull, no node)
+    per_node: int               # gradings at once per node; 0: as many as its CPUs and memory hold
+
+
+@dataclass(frozen=True)
 class ValidateSettings:
     jobs: int                   # gradings at once
     attack_limits: dict         # `limits` keys lowered for solutions/adversarial/
@@ -79,6 +90,7 @@ class Config:
     otter: dict
     limits: Limits
     containers: ContainerLimits
+    cluster: ClusterSettings
     validate: ValidateSettings
 
 
@@ -138,7 +150,8 @@ def parse(data, where: str = FILE) -> Config:
     limits = _typed(Limits, data["limits"], "limits")
     _typed(Limits, {**dataclasses.asdict(limits), **validate.attack_limits}, "validate.attack_limits")
     return Config(data["image"], data["lab_image"], check_otter(data["otter"], "otter"), limits,
-                  _typed(ContainerLimits, data["containers"], "containers"), validate)
+                  _typed(ContainerLimits, data["containers"], "containers"),
+                  _typed(ClusterSettings, data["cluster"], "cluster"), validate)
 
 
 def read(path: Path) -> Config:
