@@ -112,6 +112,7 @@ class Batch:
                  seed: int | None = None, log=print):
         self.image, self.limits, self.cluster, self.seed, self.log = image, limits, cluster, seed, log
         self.id = secrets.token_hex(4)
+        self.mine = [("label", f"{LABEL}={self.id}")]   # what this batch made carries its id
         self.key = secrets.token_bytes(32)
         self.network = self.secret = self.ref = None
         self.tally: dict[str, Counter] = {}
@@ -130,14 +131,13 @@ class Batch:
 
     def cleanup(self) -> None:
         """Remove every service, config, secret and network of this batch."""
-        mine = {"label": f"{LABEL}={self.id}"}
-        services = docker.service.list(filters=mine)
+        services = docker.service.list(filters=self.mine)
         if services:
             docker.service.remove(services)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:   # configs and the network are busy until tasks are gone
             try:
-                configs = docker.config.list(filters=mine)
+                configs = docker.config.list(filters=self.mine)
                 if configs:
                     docker.config.remove(configs)
                 if self.secret:
@@ -179,7 +179,7 @@ class Batch:
         """Remove the attempt's service and configs (its task, if alive, is killed)."""
         try:
             docker.service.remove(job.service)
-            configs = [c for c in docker.config.list(filters={"label": f"{LABEL}={self.id}"})
+            configs = [c for c in docker.config.list(filters=self.mine)
                        if c.spec.name.startswith(f"{job.service}-")]
             if configs:
                 docker.config.remove(configs)
@@ -250,7 +250,7 @@ class Batch:
                         tasks[task.service_id] = task
                 except DockerException:
                     pass   # a service removed in between: read again next round
-            services = {s.spec.name: s.id for s in docker.service.list(filters={"label": f"{LABEL}={self.id}"})}
+            services = {s.spec.name: s.id for s in docker.service.list(filters=self.mine)}
             for job in list(active):
                 verdict = self.check(job, tasks.get(services.get(job.service)), nodes)
                 if verdict is None:

@@ -38,7 +38,7 @@ def two_nodes(built):
 
 def leftovers() -> list[str]:
     """Anything a batch made that is still there."""
-    mine = {"label": swarm.LABEL}
+    mine = [("label", swarm.LABEL)]
     return ([f"service {s.spec.name}" for s in docker.service.list(filters=mine)]
             + [f"config {c.spec.name}" for c in docker.config.list(filters=mine)]
             + [line for line in swarm.cli("secret", "ls", "--filter", f"label={swarm.LABEL}",
