@@ -15,7 +15,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab
+.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab k8s k8s-collect
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -57,7 +57,7 @@ bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throug
 	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)
 
 # The front door: a wrong ASSIGNMENT or SUBMISSIONS gets one sentence before anything is built.
-ifneq ($(filter grade,$(MAKECMDGOALS)),)
+ifneq ($(filter grade k8s,$(MAKECMDGOALS)),)
   ifeq ($(filter $(ASSIGNMENT),$(NAMES)),)
     $(error ASSIGNMENT="$(ASSIGNMENT)" is not an assignment; choose one of: $(NAMES))
   endif
@@ -72,8 +72,14 @@ ifneq ($(filter grade,$(MAKECMDGOALS)),)
   endif
 endif
 
-grade: venv dist/$(ASSIGNMENT)/.built  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir>
-	$(HOST_PY) -m autograder.host.grade $(ASSIGNMENT) $(SUBMISSIONS) $(GRADE_ARGS)
+grade: venv dist/$(ASSIGNMENT)/.built  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir> [BACKEND=swarm]
+	$(HOST_PY) -m autograder.host.grade $(ASSIGNMENT) $(SUBMISSIONS) --backend $(or $(BACKEND),local) $(GRADE_ARGS)
+
+k8s: venv dist/$(ASSIGNMENT)/.built  ## Kubernetes manifests for a folder: make k8s ASSIGNMENT=<name> SUBMISSIONS=<dir>
+	$(HOST_PY) -m autograder.host.k8s render $(ASSIGNMENT) $(SUBMISSIONS) $(K8S_ARGS)
+
+k8s-collect: venv  ## a Kubernetes batch's CSV and report from its pods' logs: make k8s-collect BATCH=<folder>
+	$(HOST_PY) -m autograder.host.k8s collect $(BATCH)
 
 lab: lab-image  ## JupyterLab from the lab image on http://localhost:8888 with the repository mounted
 	docker run --rm -it -p 127.0.0.1:8888:8888 --user $(LAB_UID) -e HOME=/tmp/home \

@@ -1,6 +1,6 @@
 """`make bench`: how long grading takes and how much memory it needs, measured, printed.
 
-    python -m autograder.host.bench [NAME ...] [--batch 20]
+    python -m autograder.host.bench [NAME ...] [--batch 20] [--swarm]
 
 Per assignment (its reference answer, warm image): the wall time of make grade's path
 for one submission (the whole command, with Otter's cached image check that a batch pays
@@ -9,7 +9,11 @@ notebook's code, run its tests: autograder.authoring.bare_run, in a container wi
 same CPU and memory limits, container start included); the ratio container / bare; and the grading
 container's peak memory (the cgroup's own figure). Then the throughput of one batch of
 `--batch` submissions (catalogue answers of the first assignment, cycled) with 1 and
-with 2 containers. All ratios come from this one run.
+with 2 containers. `--swarm` (root) adds the same batch on make grade's Swarm backend, on a
+two-node swarm on this machine (autograder.host.local_swarm): with the worker drained (one
+node) and with both, after the image is in the registry and on both nodes (the push and
+the pull are timed apart); the overhead per submission is (one-node swarm − local with
+as many containers as the node has slots) / batch. All ratios come from this one run.
 """
 from __future__ import annotations
 
@@ -75,10 +79,38 @@ def throughput(name: str, work: Path, batch: int, config: settings.Config) -> di
     return minutes
 
 
+def swarm_throughput(name: str, work: Path, config: settings.Config) -> dict:
+    """The batch folder of throughput() graded as Swarm jobs with one node, then two."""
+    from python_on_whales import docker
+    from autograder.host import swarm
+    from autograder.host.local_swarm import LocalSwarm, REGISTRY
+    folder = work / "batch"
+    config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, registry=REGISTRY))
+    figures = {}
+    with LocalSwarm(workers=1) as local:
+        local.nodes_ready()
+        image = grade.grading_image(name, config.image)
+        t0 = time.perf_counter()
+        ref = swarm.push(image, REGISTRY)
+        figures["push"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        local.workers[0].docker.image.pull(ref, quiet=True)
+        figures["pull"] = time.perf_counter() - t0
+        worker = next(n.id for n in docker.node.list() if n.description.hostname == local.workers[0].name)
+        figures["slots"] = swarm.Nodes.read(config.containers, config.cluster.per_node).slots[worker]
+        for nodes, availability in ((1, "drain"), (2, "active")):
+            docker.node.update(worker, availability=availability)
+            t0 = time.perf_counter()
+            grade.grade_all(name, folder, work / f"swarm-out-{nodes}", config, log=QUIET, backend="swarm")
+            figures[nodes] = (time.perf_counter() - t0) / 60
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", default=assignments.present())
     parser.add_argument("--batch", type=int, default=20)
+    parser.add_argument("--swarm", action="store_true", help="also the Swarm backend on a local two-node swarm")
     args = parser.parse_args(argv)
     config = settings.load_or_exit()
     work = Path(tempfile.mkdtemp(prefix="bench-"))
@@ -95,7 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nbatch of {args.batch} {args.names[0]} submissions: "
               + ", ".join(f"{n} container{'s' * (n > 1)}: {m:.1f} min ({args.batch / m:.1f}/min)"
                           for n, m in minutes.items())
-              + f"; speed-up {minutes[1] / minutes[2]:.2f}x")
+              + f"; speed-up {minutes[1] / minutes[2]:.2f}x", flush=True)
+        if args.swarm:
+            f = swarm_throughput(args.names[0], work, config)
+            local = minutes[min(f["slots"], 2)]
+            print(f"swarm backend (image push {f['push']:.0f} s, pull on the worker {f['pull']:.0f} s, once): "
+                  + ", ".join(f"{n} node{'s' * (n > 1)}: {f[n]:.1f} min ({args.batch / f[n]:.1f}/min)" for n in (1, 2))
+                  + f"; overhead per submission against local: {(f[1] - local) * 60 / args.batch:+.1f} s "
+                  f"(one node, {f['slots']} slots, vs {min(f['slots'], 2)} local containers)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -145,7 +145,7 @@ def commands(out: Path) -> str:
     return "\n".join([
         f"kubectl apply -f {out / 'batch.yaml'}",
         f"kubectl -n {ns} get jobs -l {label} -w          # progress: each Job's succeeded/failed indexes",
-        f"python -m autograder.host.k8s collect {out}     # (make k8s-collect BATCH={out}) CSV and report",
+        f"make k8s-collect BATCH={out}                    # the CSV and the report, from the pods' logs",
         f"kubectl delete -f {out / 'batch.yaml'}"])
 
 

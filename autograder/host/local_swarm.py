@@ -98,6 +98,7 @@ class LocalSwarm:
                                "and leaves its own (docker swarm leave --force first)")
         try:
             for w in self.workers:
+                w.remove()   # what a run that was killed may have left
                 w.start()
             docker.swarm.init(advertise_address=MANAGER_IP)
             token = docker.swarm.join_token("worker")
