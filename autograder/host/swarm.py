@@ -74,6 +74,7 @@ class Job:
     node: str | None = None
     created: float = 0.0
     running_since: float | None = None
+    configs: list[str] = field(default_factory=list)   # the attempt's Swarm configs
     reasons: list[str] = field(default_factory=list)
 
 
@@ -112,16 +113,17 @@ class Batch:
                  seed: int | None = None, log=print):
         self.image, self.limits, self.cluster, self.seed, self.log = image, limits, cluster, seed, log
         self.id = secrets.token_hex(4)
-        self.mine = [("label", f"{LABEL}={self.id}")]   # what this batch made carries its id
+        self.label = f"{LABEL}={self.id}"     # on everything this batch makes
         self.key = secrets.token_bytes(32)
         self.network = self.secret = self.ref = None
         self.tally: dict[str, Counter] = {}
+        self.spent: set[str] = set()   # configs of ended attempts: in use until their task is gone
 
     # -- set-up and clean-up -------------------------------------------------------------
     def prepare(self) -> None:
         self.ref = self.ref or push(self.image, self.cluster.registry)
         self.network = f"jaxgrade-{self.id}"
-        cli("network", "create", "--driver", "overlay", "--internal", "--label", f"{LABEL}={self.id}",
+        cli("network", "create", "--driver", "overlay", "--internal", "--label", self.label,
             self.network)
         self.secret = f"jaxgrade-{self.id}-key"
         with tempfile.NamedTemporaryFile() as f:
@@ -131,13 +133,13 @@ class Batch:
 
     def cleanup(self) -> None:
         """Remove every service, config, secret and network of this batch."""
-        services = docker.service.list(filters=self.mine)
+        services = docker.service.list(filters=[("label", self.label)])
         if services:
             docker.service.remove(services)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:   # configs and the network are busy until tasks are gone
             try:
-                configs = docker.config.list(filters=self.mine)
+                configs = docker.config.list(filters={"label": self.label})
                 if configs:
                     docker.config.remove(configs)
                 if self.secret:
@@ -156,17 +158,18 @@ class Batch:
         job.service = f"jaxgrade-{self.id}-{job.index}-{job.attempts}"
         job.node, job.created, job.running_since = node, time.monotonic(), None
         blob = gzip.compress(job.sub.notebook.read_bytes(), mtime=0)
-        mounts = []
+        mounts, job.configs = [], []
         with tempfile.TemporaryDirectory() as tmp:
             for k in range(max(1, math.ceil(len(blob) / CONFIG_BYTES))):
                 part, name = Path(tmp) / str(k), f"{job.service}-{k:03d}"
                 part.write_bytes(blob[k * CONFIG_BYTES:(k + 1) * CONFIG_BYTES])
                 docker.config.create(name, part, labels={LABEL: self.id})
+                job.configs.append(name)
                 mounts += ["--config", f"source={name},target={INCOMING}/{job.index}.{k:03d},mode=0400"]
         seed = ["--env", f"{SEED_VARIABLE}={self.seed}"] if self.seed is not None else []
         cli("service", "create", "--detach", "--name", job.service, "--mode", "replicated-job",
             "--restart-condition", "none", "--constraint", f"node.id=={node}",
-            "--network", self.network, "--label", f"{LABEL}={self.id}", "--no-resolve-image",
+            "--network", self.network, "--label", self.label, "--no-resolve-image",
             "--limit-cpu", f"{self.limits.cpus:g}", "--limit-memory", self.limits.memory,
             "--limit-pids", str(self.limits.pids),
             "--secret", f"source={self.secret},target=grading-key,mode=0400", *mounts, *seed,
@@ -177,14 +180,22 @@ class Batch:
 
     def stop(self, job: Job) -> None:
         """Remove the attempt's service and configs (its task, if alive, is killed)."""
+        self.spent.update(job.configs)
         try:
             docker.service.remove(job.service)
-            configs = [c for c in docker.config.list(filters=self.mine)
-                       if c.spec.name.startswith(f"{job.service}-")]
-            if configs:
-                docker.config.remove(configs)
         except DockerException:
-            pass   # cleanup() retries what is left
+            pass   # cleanup() removes what is left
+
+    def remove_spent(self) -> None:
+        """Remove the configs of ended attempts whose task is gone (a batch of thousands
+        would otherwise keep every notebook in the swarm's store until its end)."""
+        if not self.spent:
+            return
+        try:
+            docker.config.remove(sorted(self.spent))
+        except DockerException:
+            pass   # the CLI removes what it can; the rest are still in use
+        self.spent &= {c.spec.name for c in docker.config.list(filters={"label": self.label})}
 
     def read_result(self, job: Job) -> container.Outcome | None:
         """The verified outcome in the finished task's log (None: there is none)."""
@@ -250,7 +261,7 @@ class Batch:
                         tasks[task.service_id] = task
                 except DockerException:
                     pass   # a service removed in between: read again next round
-            services = {s.spec.name: s.id for s in docker.service.list(filters=self.mine)}
+            services = {s.spec.name: s.id for s in docker.service.list(filters=[("label", self.label)])}
             for job in list(active):
                 verdict = self.check(job, tasks.get(services.get(job.service)), nodes)
                 if verdict is None:
@@ -265,6 +276,7 @@ class Batch:
                     continue
                 self.tally.setdefault(node, Counter())["failed"] += 1
                 self.retry_or_fail(job, verdict, queue, done, on_done)
+            self.remove_spent()
             if time.monotonic() - last_progress > 15:
                 last_progress = time.monotonic()
                 self.progress(nodes, active)

@@ -38,9 +38,8 @@ def two_nodes(built):
 
 def leftovers() -> list[str]:
     """Anything a batch made that is still there."""
-    mine = [("label", swarm.LABEL)]
-    return ([f"service {s.spec.name}" for s in docker.service.list(filters=mine)]
-            + [f"config {c.spec.name}" for c in docker.config.list(filters=mine)]
+    return ([f"service {s.spec.name}" for s in docker.service.list(filters=[("label", swarm.LABEL)])]
+            + [f"config {c.spec.name}" for c in docker.config.list(filters={"label": swarm.LABEL})]
             + [line for line in swarm.cli("secret", "ls", "--filter", f"label={swarm.LABEL}",
                                           "--format", "secret {{.Name}}").splitlines()]
             + [line for line in swarm.cli("network", "ls", "--filter", f"label={swarm.LABEL}",
