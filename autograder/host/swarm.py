@@ -129,7 +129,8 @@ class Batch:
         with tempfile.NamedTemporaryFile() as f:
             f.write(self.key)
             f.flush()
-            docker.secret.create(self.secret, f.name, labels={LABEL: self.id})
+            # (python-on-whales 0.81's secret.create prints a debug line: the CLI instead)
+            cli("secret", "create", "--label", self.label, self.secret, f.name)
 
     def cleanup(self) -> None:
         """Remove every service, config, secret and network of this batch."""
