@@ -69,3 +69,5 @@ RUN --mount=type=secret,id=pip_ca \
  && pip install --no-deps --no-compile -r /tmp/lab-requirements.lock \
  && pip check \
  && mv /tmp/lab-requirements.lock "$VIRTUAL_ENV/lab-requirements.lock"
+# No first-run prompt between a student and the notebook: JupyterLab's news pop-up is off.
+RUN jupyter labextension disable "@jupyterlab/apputils-extension:announcements"

@@ -15,7 +15,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab k8s k8s-collect
+.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab authoring-lab k8s k8s-collect chromium
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -23,7 +23,7 @@ help:  ## list the targets
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
 
-test: image lab-image venv  ## run the image's test suite, validate the assignments, then the end-to-end tests
+test: image lab-image venv chromium  ## run the image's test suite, validate the assignments, then the end-to-end tests
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) validate
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
@@ -81,10 +81,15 @@ k8s: venv dist/$(ASSIGNMENT)/.built  ## Kubernetes manifests for a folder: make 
 k8s-collect: venv  ## a Kubernetes batch's CSV and report from its pods' logs: make k8s-collect BATCH=<folder>
 	$(HOST_PY) -m autograder.host.k8s collect $(BATCH)
 
-lab: lab-image  ## JupyterLab from the lab image on http://localhost:8888 with the repository mounted
-	docker run --rm -it -p 127.0.0.1:8888:8888 --user $(LAB_UID) -e HOME=/tmp/home \
-	  -v "$(CURDIR):/home/student/work" -w /home/student/work $(LAB_IMAGE) \
-	  jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --IdentityProvider.token=''
+lab: lab-image $(NAMES:%=dist/%/.built)  ## JupyterLab for students on http://127.0.0.1:8888: the five student notebooks (dist/lab/)
+	bash docker/lab.sh students
+
+authoring-lab: lab-image  ## JupyterLab for authors on http://127.0.0.1:8888 with the repository mounted
+	bash docker/lab.sh authors
+
+chromium:  ## Debian's Chromium for the browser tests (apt-get install when it is missing)
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
 venv: $(VENV)/.installed  ## the host venv (Otter, python-on-whales) for grading outside the image
 

@@ -20,6 +20,7 @@ ALLOWED = {
     "executor": {"shared", "kernels"},
     "authoring": {"shared", "runner", "witness", "kernels"},
     "host": {"shared"},
+    "student": {"shared"},
     "kernels": {"shared", "witness"},   # kernels/demo.py prints lowerings with witness.inspection
 }
 # The only crossings outside ALLOWED: Otter's in-process runs (grader.check) evaluate the

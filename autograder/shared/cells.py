@@ -9,6 +9,11 @@ import json
 from pathlib import Path
 
 
+# Lines of Otter's cells: the init cell (autograder.student.Notebook is Otter's with a safer
+# export), grader.check, grader.export.
+OTTER_LINES = ("import otter", "from autograder.student import Notebook", "grader.", "grader =")
+
+
 def gradable_cells(nb) -> list[tuple[int, str]]:
     """(index, source) of the code cells to run. Otter's own cells (init, grader.check,
     grader.export: every line of them is Otter's) are not part of the work; a cell that
@@ -17,7 +22,7 @@ def gradable_cells(nb) -> list[tuple[int, str]]:
     for index, cell in enumerate(nb.cells):
         lines = [l.strip() for l in cell.source.splitlines()] if cell.cell_type == "code" else []
         code = [l for l in lines if l and not l.startswith("#")]
-        if code and not all(l.startswith(("import otter", "grader.", "grader =")) for l in code):
+        if code and not all(l.startswith(OTTER_LINES) for l in code):
             cells.append((index, cell.source))
     return cells
 
