@@ -15,7 +15,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab authoring-lab k8s k8s-collect chromium
+.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -86,6 +86,10 @@ lab: lab-image $(NAMES:%=dist/%/.built)  ## JupyterLab for students on http://12
 
 authoring-lab: lab-image  ## JupyterLab for authors on http://127.0.0.1:8888 with the repository mounted
 	bash docker/lab.sh authors
+
+wheel: image  ## the students' package (autograder, kernels) as dist/wheel/*.whl: pip install "<wheel>[student]"
+	$(DOCKER_RUN) $(IMAGE) sh -c 'mkdir /tmp/src && cp -r pyproject.toml autograder kernels /tmp/src && \
+	  pip wheel --no-deps --no-build-isolation -q -w dist/wheel /tmp/src'
 
 chromium:  ## Debian's Chromium for the browser tests (apt-get install when it is missing)
 	@command -v chromium >/dev/null || { apt-get update -qq && \

@@ -46,7 +46,7 @@ def main() -> int:
         return 1
     import autograder
     for info in pkgutil.walk_packages(autograder.__path__, "autograder."):
-        if not info.name.startswith(("autograder.host", "autograder.authoring")):
+        if not info.name.startswith(("autograder.host", "autograder.authoring", "autograder.student")):
             importlib.import_module(info.name)
     for name in MODULES:
         importlib.import_module(name)

@@ -3,7 +3,6 @@ Debian's Chromium (Playwright's own browser download cannot be fetched here): wh
 student does with the mouse and keyboard, and what they read on the screen."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -12,8 +11,8 @@ CHROMIUM = "/usr/bin/chromium"
 class LabNotebook:
     def __init__(self, page, base_url: str, path: str):
         self.page = page
-        page.goto(f"{base_url}/lab/tree/{path}")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
+        page.goto(f"{base_url}/lab/tree/{path}?reset")   # ?reset: no tabs restored from before
+        page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell", timeout=120_000)
         self.wait_idle()
 
     # -- the page's pieces ----------------------------------------------------------------
@@ -46,7 +45,7 @@ class LabNotebook:
         self.page.keyboard.press("Escape")   # back to command mode
 
     def restart_and_run_all(self, timeout_s: float = 600) -> None:
-        self.command("Kernel", "notebook:restart-run-all")
+        self.command("Kernel", "runmenu:restart-and-run-all")
         self.page.locator(".jp-Dialog .jp-mod-accept").click()
         self.wait_done(timeout_s)
 
@@ -58,8 +57,13 @@ class LabNotebook:
     def save(self) -> None:
         self.command("File", "docmanager:save")
         self.page.wait_for_function(
-            "() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)')"
-            "?.closest('.lm-DockPanel')?.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=60_000)
+            "() => !document.querySelector('.lm-DockPanel .lm-TabBar-tab.lm-mod-current.jp-mod-dirty')",
+            timeout=60_000)
+
+    def screenshot(self, index: int, path: Path) -> None:
+        """The page with cell `index` (and its output) in view."""
+        self.cells().nth(index).scroll_into_view_if_needed()
+        self.page.screenshot(path=str(path))
 
     def download(self, index: int, target: Path) -> Path:
         """Click the download link in cell `index`'s output; the file lands at `target`."""
@@ -74,9 +78,9 @@ class LabNotebook:
                                     timeout=timeout_s * 1000)
 
     def wait_done(self, timeout_s: float) -> None:
-        """Until no cell waits or runs ([*]) and the kernel is idle."""
-        time.sleep(1)
-        self.page.wait_for_function(
-            "() => ![...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')]"
-            ".some(p => p.innerText.includes('*'))", timeout=timeout_s * 1000, polling=500)
+        """Until a cell was queued or ran ([*]), then none is and the kernel is idle."""
+        busy = ("() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')]"
+                ".some(p => p.innerText.includes('*'))")
+        self.page.wait_for_function(busy, timeout=60_000, polling=100)
+        self.page.wait_for_function(f"() => !({busy})()", timeout=timeout_s * 1000, polling=500)
         self.wait_idle(timeout_s)

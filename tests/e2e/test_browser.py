@@ -21,9 +21,15 @@ from tests.e2e.lab_page import CHROMIUM, LabNotebook
 
 WRONG = {"reduce_sum_rules": "wrong_jvp_scaled", "gammaln_callback": "wrong_derivative_is_gammaln",
          "silu_ffi": "wrong_backward_formula", "ffi_lowering": "wrong_batch_defvectorized",
-         "pure_callback_doubler": "wrong_float64_result"}
+         "pure_callback_doubler": "wrong_jnp_no_callback"}
 PORT = 18888
 SHOTS = ROOT / "dist" / "screenshots"
+
+
+def typed(answer: catalogue.Answer) -> str:
+    """The answer's code as a student types it (the catalogue's docstring left out)."""
+    code = answer.code
+    return code.split('"""', 2)[2].lstrip() if code.startswith('"""') else code
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +45,7 @@ def lab(built, tmp_path_factory):
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            yield root, page
+            yield root, browser
             browser.close()
     finally:
         subprocess.run(["docker", "rm", "-f", container], capture_output=True)
@@ -48,28 +53,30 @@ def lab(built, tmp_path_factory):
 
 @pytest.mark.parametrize("name", assignments.NAMES)
 def test_a_student_in_the_browser(lab, name, tmp_path):
-    root, page = lab
+    root, browser = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     t0 = time.monotonic()
     shipped = catalogue.submission(name, None).cells
     answer = next(i for i, c in enumerate(shipped) if catalogue.ANSWER_CELL_TAG in c.metadata.get("tags", []))
     export = next(i for i, c in enumerate(shipped) if "grader.export(" in c.source)
+    first_check = next(i for i, c in enumerate(shipped) if "grader.check(" in c.source)
     nb = LabNotebook(page, f"http://127.0.0.1:{PORT}", f"{name}/{name}.ipynb")
     before = set(root.joinpath(name).glob("*.zip"))
 
     wrong = catalogue.parse(name, assignments.solutions(name) / f"{WRONG[name]}.py")
-    nb.type_into(answer, wrong.code)
+    nb.type_into(answer, typed(wrong))
     nb.restart_and_run_all()
     checks = "\n".join(nb.outputs_of("grader.check("))
-    page.screenshot(path=str(SHOTS / f"{name}-wrong.png"), full_page=False)
+    nb.screenshot(first_check, SHOTS / f"{name}-wrong.png")
     assert wrong.messages[0] in checks, checks[-3000:]
     assert REFUSAL.split(":")[0] in nb.output(export), nb.output(export)   # not saved: refused
     assert set(root.joinpath(name).glob("*.zip")) == before
 
     reference = catalogue.parse(name, assignments.solutions(name) / "reference.py")
-    nb.type_into(answer, reference.code)
+    nb.type_into(answer, typed(reference))
     nb.restart_and_run_all()
     checks = nb.outputs_of("grader.check(")
-    page.screenshot(path=str(SHOTS / f"{name}-reference.png"), full_page=False)
+    nb.screenshot(first_check, SHOTS / f"{name}-reference.png")
     assert checks and all("passed" in c for c in checks), "\n".join(checks)[-3000:]
     nb.save()
     nb.run_cell(export)
@@ -79,4 +86,5 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     browser_s = time.monotonic() - t0
     (row,) = grade.grade_all(name, subs, tmp_path / "out", CONFIG, log=lambda *_: None)
     assert row.status == "Completed" and sum(row.scores.values()) == reference.score, (row.status, row.scores)
+    page.close()
     print(f"\n{name}: browser {browser_s:.0f} s, grading {time.monotonic() - t0 - browser_s:.0f} s")
