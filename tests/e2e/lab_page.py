@@ -13,6 +13,12 @@ class LabNotebook:
         self.page = page
         page.goto(f"{base_url}/lab/tree/{path}?reset")   # ?reset: no tabs restored from before
         page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell", timeout=120_000)
+        # The kernel connected and idle (the status bar says so only then), and settled: a
+        # restart sent within ~2 s of the kernel's start raced its first connection and the
+        # server dropped a later request (seen once in CI: a cell left at [*] forever).
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                               ".some(e => e.innerText.includes('| Idle'))", timeout=120_000)
+        page.wait_for_timeout(2000)
         self.wait_idle()
 
     # -- the page's pieces ----------------------------------------------------------------
@@ -44,12 +50,16 @@ class LabNotebook:
         self.page.keyboard.insert_text(code)
         self.page.keyboard.press("Escape")   # back to command mode
 
-    def restart_and_run_all(self, timeout_s: float = 600) -> None:
-        self.command("Kernel", "runmenu:restart-and-run-all")
-        self.page.locator(".jp-Dialog .jp-mod-accept").click()
+    def run_all(self, restart: bool, timeout_s: float = 300) -> None:
+        """Run > Run All Cells, or Kernel > Restart Kernel and Run All Cells (and confirm)."""
+        if restart:
+            self.command("Kernel", "runmenu:restart-and-run-all")
+            self.page.locator(".jp-Dialog .jp-mod-accept").click()
+        else:
+            self.command("Run", "runmenu:run-all")
         self.wait_done(timeout_s)
 
-    def run_cell(self, index: int, timeout_s: float = 600) -> None:
+    def run_cell(self, index: int, timeout_s: float = 300) -> None:
         self.cells().nth(index).locator(".jp-InputPrompt").click()
         self.page.keyboard.press("Control+Enter")
         self.wait_done(timeout_s)

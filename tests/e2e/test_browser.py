@@ -1,8 +1,8 @@
 """The student's path in a real browser: make lab's server (docker/lab.sh, the lab image,
 unprivileged), headless Chromium from Debian driven by Playwright. For every assignment:
 open the student notebook, type a wrong answer from the catalogue into the answer cell,
-restart and run all: grader.check shows its failure sentence, and the export cell, run
-before saving, refuses and writes no zip; then the reference: every check passes; save,
+run all: grader.check shows its failure sentence, and the export cell, run
+before saving, refuses and writes no zip; then the reference, Kernel > Restart and Run All: every check passes; save,
 run the export cell, download the zip through the page and grade it with make grade's
 path: the catalogue's score. Screenshots of both go to dist/screenshots/."""
 import os
@@ -65,7 +65,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
 
     wrong = catalogue.parse(name, assignments.solutions(name) / f"{WRONG[name]}.py")
     nb.type_into(answer, typed(wrong))
-    nb.restart_and_run_all()
+    nb.run_all(restart=False)                           # the kernel is fresh
     checks = "\n".join(nb.outputs_of("grader.check("))
     nb.screenshot(first_check, SHOTS / f"{name}-wrong.png")
     assert wrong.messages[0] in checks, checks[-3000:]
@@ -74,7 +74,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
 
     reference = catalogue.parse(name, assignments.solutions(name) / "reference.py")
     nb.type_into(answer, typed(reference))
-    nb.restart_and_run_all()
+    nb.run_all(restart=True)
     checks = nb.outputs_of("grader.check(")
     nb.screenshot(first_check, SHOTS / f"{name}-reference.png")
     assert checks and all("passed" in c for c in checks), "\n".join(checks)[-3000:]
