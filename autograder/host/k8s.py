@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import base64
 import dataclasses
-import gzip
 import json
 import secrets
 import subprocess
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder.host import container, report
+from autograder.host import container, report, swarm
 from autograder.shared import assignments, config as settings, logframes, submissions
 from autograder.shared.cases import cases
 
@@ -50,9 +49,7 @@ def _configmaps(batch: str, shard: int, subs: list[submissions.Submission]) -> l
     """The shard's notebooks as ConfigMaps of keys `<index>.<part>` (gzip, cut)."""
     maps, current, size = [], {}, 0
     for index, sub in enumerate(subs):
-        blob = gzip.compress(sub.notebook.read_bytes(), mtime=0)
-        for k in range(max(1, -(-len(blob) // CONFIGMAP_BYTES))):
-            part = blob[k * CONFIGMAP_BYTES:(k + 1) * CONFIGMAP_BYTES]
+        for k, part in enumerate(swarm.cut(sub.notebook, CONFIGMAP_BYTES)):
             if current and size + len(part) > CONFIGMAP_BYTES:
                 maps.append(current)
                 current, size = {}, 0
@@ -77,9 +74,7 @@ def _job(batch: str, shard: int, count: int, maps: list[dict], image: str, confi
             "activeDeadlineSeconds": int(limits.timeout_s + GRACE_S),
             "containers": [{
                 "name": "grade", "image": image,
-                "command": ["/opt/venv/bin/python", "-I", "-m", "autograder.runner.task",
-                            "--parts", INCOMING, "--key", f"{KEY_DIR}/key",
-                            "--timeout", f"{limits.timeout_s:g}", "--results-bytes", str(limits.results_bytes)],
+                "command": swarm.task_command(limits, INCOMING, f"{KEY_DIR}/key"),
                 "resources": {"requests": resources, "limits": resources},
                 "volumeMounts": [{"name": "incoming", "mountPath": INCOMING, "readOnly": True},
                                  {"name": "key", "mountPath": KEY_DIR, "readOnly": True}],
@@ -112,7 +107,7 @@ def render(assignment: str, folder: Path, out: Path | None, config: settings.Con
     with tempfile.TemporaryDirectory() as work:
         subs = submissions.collect(folder, assignment, Path(work), config.limits.notebook_bytes)
         if image is None:
-            from autograder.host import grade, swarm
+            from autograder.host import grade
             image = swarm.push(grade.grading_image(assignment, config.image), config.cluster.registry)
         gradable = [s for s in subs if not s.problem]
         docs: list[dict] = [

@@ -65,6 +65,20 @@ def push(image: str, registry: str) -> str:
     return digests[0]
 
 
+def task_command(limits: ContainerLimits, parts: str, key: str, *extra: str) -> list[str]:
+    """The container's command on a cluster (Swarm here, Kubernetes in autograder.host.k8s):
+    autograder.runner.task with make grade's timeout and results bound."""
+    return ["/opt/venv/bin/python", "-I", "-m", "autograder.runner.task", "--parts", parts, "--key", key,
+            "--timeout", f"{limits.timeout_s:g}", "--results-bytes", str(limits.results_bytes), *extra]
+
+
+def cut(notebook: Path, size: int) -> list[bytes]:
+    """The notebook's gzip in parts of at most `size` bytes (at least one), as the task joins
+    them (autograder.runner.task.assemble)."""
+    blob = gzip.compress(notebook.read_bytes(), mtime=0)
+    return [blob[k:k + size] for k in range(0, len(blob), size)] or [blob]
+
+
 @dataclass
 class Job:
     index: int
@@ -158,12 +172,11 @@ class Batch:
         job.attempts += 1
         job.service = f"jaxgrade-{self.id}-{job.index}-{job.attempts}"
         job.node, job.created, job.running_since = node, time.monotonic(), None
-        blob = gzip.compress(job.sub.notebook.read_bytes(), mtime=0)
         mounts, job.configs = [], []
         with tempfile.TemporaryDirectory() as tmp:
-            for k in range(max(1, math.ceil(len(blob) / CONFIG_BYTES))):
+            for k, data in enumerate(cut(job.sub.notebook, CONFIG_BYTES)):
                 part, name = Path(tmp) / str(k), f"{job.service}-{k:03d}"
-                part.write_bytes(blob[k * CONFIG_BYTES:(k + 1) * CONFIG_BYTES])
+                part.write_bytes(data)
                 docker.config.create(name, part, labels={LABEL: self.id})
                 job.configs.append(name)
                 mounts += ["--config", f"source={name},target={INCOMING}/{job.index}.{k:03d},mode=0400"]
@@ -174,10 +187,8 @@ class Batch:
             "--limit-cpu", f"{self.limits.cpus:g}", "--limit-memory", self.limits.memory,
             "--limit-pids", str(self.limits.pids),
             "--secret", f"source={self.secret},target=grading-key,mode=0400", *mounts, *seed,
-            self.ref, "/opt/venv/bin/python", "-I", "-m", "autograder.runner.task",
-            "--index", str(job.index), "--name", job.sub.notebook.name, "--parts", INCOMING,
-            "--key", KEY, "--timeout", f"{self.limits.timeout_s:g}",
-            "--results-bytes", str(self.limits.results_bytes))
+            self.ref, *task_command(self.limits, INCOMING, KEY, "--index", str(job.index),
+                                    "--name", job.sub.notebook.name))
 
     def stop(self, job: Job) -> None:
         """Remove the attempt's service and configs (its task, if alive, is killed)."""
