@@ -30,7 +30,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.shared import cells, config as settings, readable, submissions
+from autograder.shared import cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
@@ -72,16 +72,6 @@ def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> 
     return listing
 
 
-def outside_policy(nb, assignment: str) -> list[str]:
-    """Where the code cells of `nb` (the notebook, read) leave the assignment's readable
-    subset (autograder.shared.readable), read here before anything runs; [] when the
-    assignment has none."""
-    policy = cells.answer_policy(assignment)
-    if policy is None:
-        return []
-    return readable.problems(cells.gradable_cells(nb), policy)
-
-
 def _unanswerable(reason: str):
     def answer(expr, inputs):
         raise Unanswered(reason)
@@ -105,17 +95,10 @@ def grade_submission(root: Path, config: dict, user: str = "student",
         assignment = config.get("assignment_name", "")
         found = find_notebook(root / "submission", assignment, work, limits.notebook_bytes)
         nb = None if found.problem else nbformat.read(found.notebook, as_version=4)
-        unreadable = [] if found.problem else outside_policy(nb, assignment)
         if found.problem:
             notes.append(f"Your submission could not be graded: {found.problem}.")
             answer = _unanswerable("{what} was not computed: the submission could not be graded "
                                    f"({found.problem})")
-        elif unreadable:
-            more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
-            notes.append(f"Your notebook was not run: it uses code this task's answers may not use "
-                         f"({unreadable[0]}{more}); the task's \"What your code may use\" lists what is allowed.")
-            answer = _unanswerable("{what} was not computed: your notebook uses code this task's answers "
-                                   f"may not use ({unreadable[0]}), so it was not run")
         else:
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, nb, work, user, assignment))

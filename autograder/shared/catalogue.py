@@ -10,7 +10,9 @@ what grading must give it.
     <the code a student would put in the answer cell>
 
 `score` is the exact total the answer must get; every string under `messages` must
-appear in its feedback. A full-score answer lists no messages.
+appear in its feedback. A full-score answer lists no messages. A line `# %%` starts a cell
+of the student's own after the answer cell (a scratch cell), `# %% tags=["otter_ignore"]`
+one with those tags (the percent format of Jupytext and VS Code).
 
 solutions/adversarial/ holds attacks on the grader, in the same form plus:
 `assignment` (whose notebook the attack is), `absent` (strings that must not appear
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,15 +80,35 @@ def answers(assignment: str) -> list[Answer]:
     return [parse(assignment, p) for p in sorted(assignments.solutions(assignment).glob("*.py"))]
 
 
+_CELL_MARK = re.compile(r"^# %%(?: tags=(\[.*\]))?[ \t]*$", re.M)
+
+
+def split_cells(code: str) -> list[tuple[str, list[str]]]:
+    """(source, tags) of each cell of an answer file's code: the answer cell, then the
+    cells that `# %%` lines start."""
+    marks = list(_CELL_MARK.finditer(code))
+    cells = [(code[:marks[0].start()] if marks else code, [])]
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(code)
+        cells.append((code[m.end():end].strip("\n") + "\n", json.loads(m.group(1) or "[]")))
+    return cells
+
+
 def submission(assignment: str, code: str | None) -> nbformat.NotebookNode:
-    """The shipped student notebook with its answer cell replaced by `code`
-    (None: the notebook exactly as shipped)."""
+    """The shipped student notebook with its answer cell replaced by `code` and the cells
+    it adds after it (None: the notebook exactly as shipped)."""
     nb = nbformat.read(assignments.student_notebook(assignment), as_version=4)
-    cells = [c for c in nb.cells if ANSWER_CELL_TAG in c.metadata.get("tags", [])]
-    if len(cells) != 1:
-        raise ValueError(f"{assignment}: expected one answer cell, found {len(cells)}")
+    at = [i for i, c in enumerate(nb.cells) if ANSWER_CELL_TAG in c.metadata.get("tags", [])]
+    if len(at) != 1:
+        raise ValueError(f"{assignment}: expected one answer cell, found {len(at)}")
     if code is not None:
-        cells[0].source = code
+        (answer, _), *added = split_cells(code)
+        nb.cells[at[0]].source = answer
+        for offset, (source, tags) in enumerate(added, start=1):
+            cell = nbformat.v4.new_code_cell(source)
+            if tags:
+                cell.metadata["tags"] = tags
+            nb.cells.insert(at[0] + offset, cell)
     return nb
 
 

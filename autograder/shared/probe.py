@@ -130,14 +130,10 @@ class Remote:
         return default
 
 
-def connect(env, policy=None) -> Ask:
-    """The Ask of a test's `env`. `policy` (the assignment's readable subset, where it has
-    one): under grader.check, fail first when the saved notebook leaves it, as the grader
-    will (the runner itself checks before running anything)."""
+def connect(env) -> Ask:
+    """The Ask of a test's `env`."""
     if isinstance(env, Remote):
         return env.ask
-    if policy is not None:
-        _expect_readable(env, policy)
     # Otter's in-process runs (grader.check, otter assign): `env` is the notebook's own
     # globals, so this process IS the student's side and answers itself, and runs the
     # programs itself; a fixed seed gives stable feedback. The imports from shared/ into
@@ -147,23 +143,6 @@ def connect(env, policy=None) -> Ask:
     handlers = _in_process_handlers()
     return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0,
                execute=lambda request: program.handle(request, handlers))
-
-
-def _expect_readable(env, policy) -> None:
-    """The notebook Otter's grader was made for, as saved, inside `policy`; nothing to say
-    when there is no such notebook (otter assign's own runs)."""
-    import os
-
-    import nbformat
-
-    from autograder.shared import cells, readable
-    path = getattr(env.get("grader"), "_notebook", None)
-    if not (isinstance(path, str) and os.path.isfile(path)):
-        return
-    found = readable.problems(cells.gradable_cells(nbformat.read(path, as_version=4)), policy)
-    checks.expect(not found, (
-        f"The grader will not run this notebook: it uses code this task's answers may not use ({found[0] if found else ''}); "
-        "the task's \"What your code may use\" lists what is allowed (checked on the notebook as saved)."))
 
 
 def _in_process_handlers():

@@ -27,7 +27,7 @@ def graded(built, tmp_path_factory):
     catalogue.write_submission(NAME, reference + "\ndef _html(*args, **kwargs):\n    raise ValueError('<script>alert(1)</script>')\n"
               "batching.primitive_batchers[custom_reduce_sum_p] = _html\n", subs / "c_html.ipynb")
     catalogue.write_submission(NAME, "while True:\n    pass\n", subs / "d_loop.ipynb")
-    catalogue.write_submission(NAME, "import os\nos.abort()\n", subs / "i_outside.ipynb")
+    catalogue.write_submission(NAME, "import os\nos.abort()\n", subs / "i_abort.ipynb")
     (subs / "e_corrupt.ipynb").write_text("{ this is not json")
     other = catalogue.submission(NAME, "x = 1")
     other.metadata["otter"]["assignment_name"] = "silu_ffi"
@@ -46,16 +46,15 @@ def test_every_submission_gets_a_row(graded):
     assert score["b_wrong.ipynb"] == catalogue.parse(NAME, assignments.solutions(NAME) / "wrong_no_batching.py").score
     assert 0 < score["c_html.ipynb"] < 10
     assert rows["d_loop.ipynb"].status == "timed out after 90 s"
-    # outside the readable subset: not run, graded with the reason (a crashing cell's skip is
-    # tested where notebooks may import os: make validate's segfault_kernel, tests/test_probe.py)
-    assert rows["i_outside.ipynb"].status == "Completed"
-    assert "cell 5, line 1: it imports os" in rows["i_outside.ipynb"].feedback
+    # a cell that kills the notebook's process: skipped, the rest run again, graded with the reason
+    assert rows["i_abort.ipynb"].status == "Completed"
+    assert "Cell 5 of your notebook crashed with SIGABRT" in rows["i_abort.ipynb"].feedback
     assert "not a valid Jupyter notebook" in rows["e_corrupt.ipynb"].status
     assert "'silu_ffi', not 'reduce_sum_rules'" in rows["f_other_assignment.ipynb"].status
     assert "not a notebook" in rows["g_notes.txt"].status
     assert "top-level notebooks" in rows["h_traversal.zip"].status
     assert all(score[f] == 0 for f in ("d_loop.ipynb", "e_corrupt.ipynb", "g_notes.txt"))
-    assert score["i_outside.ipynb"] == 0
+    assert score["i_abort.ipynb"] == 0
 
 
 def test_csv_has_otters_columns(graded):

@@ -14,7 +14,7 @@ cells (`gammaln=sps.gammaln`, `digamma=sps.digamma`) and always called on float6
 """
 import numpy as np
 
-from autograder.shared import checks, probe, readable
+from autograder.shared import checks, probe
 
 FORWARD_HINT = ("declare float32 results shaped like x with jax.ShapeDtypeStruct(x.shape, x.dtype) "
                 "and return exactly that from the host function")
@@ -27,13 +27,11 @@ REPLACE_GAMMALN = "replace=('scipy.special.gammaln',)"
 REPLACE_DIGAMMA = "replace=('scipy.special.digamma',)"
 # Imported in the witness (and guarded) before the notebook runs: the questions name it.
 WITNESS_IMPORTS = ("scipy.special",)
-# What the notebook's code may use (autograder.shared.readable; the task's "What your code may use").
-ANSWER_POLICY = readable.Policy(modules=("jax", "numpy", "scipy.special", "functools", "math"))
 
 
 def connect(env):
     """`probe.connect(env)`, after failing when the notebook has no `gammaln_cb`."""
-    ask = probe.connect(env, ANSWER_POLICY)
+    ask = probe.connect(env)
     checks.expect(ask.defined("gammaln_cb"), "gammaln_cb is not defined; define it with @jax.custom_jvp.")
     return ask
 

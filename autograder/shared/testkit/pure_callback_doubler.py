@@ -10,10 +10,8 @@ judges with `checks`; the inputs each test uses stay in its cell.
 """
 import numpy as np
 
-from autograder.shared import checks, probe, readable
+from autograder.shared import checks, probe
 
-# What the notebook's code may use (autograder.shared.readable; the task's "What your code may use").
-ANSWER_POLICY = readable.Policy(modules=("jax", "numpy", "functools", "math"))
 
 NOT_DEFINED = "pure_callback_doubler is not defined; define it in the answer cell and run that cell."
 

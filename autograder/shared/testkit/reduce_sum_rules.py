@@ -10,7 +10,7 @@ Which inputs and axes a test uses stays in its cell.
 """
 import numpy as np
 
-from autograder.shared import checks, poison, readable
+from autograder.shared import checks, poison
 
 # The hints the cells repeat, word for word.
 GIVEN = "run the given cell unchanged"
@@ -29,8 +29,6 @@ _WHERE = {"jvp": "your JVP rule in ad.primitive_jvps[custom_reduce_sum_p]",
           "primitive": "custom_reduce_sum_p (its given implementation)"}
 _JIT = ("", " under jax.jit")   # output 0 of a pair is eager, output 1 under jax.jit
 
-# What the notebook's code may use (autograder.shared.readable; the task's "What your code may use").
-ANSWER_POLICY = readable.Policy(modules=("jax", "numpy", "functools", "math"))
 
 
 def given_primitive(ask, x, axis):
