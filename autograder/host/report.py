@@ -44,8 +44,19 @@ def row(file: str, results: dict | None, status: str, seconds: float, grading: d
     notes = [results["output"]] if results.get("output") else []   # the runner's notes
     visible = "\n\n".join(notes + [f"{t['name']}:\n{t.get('output', '')}" for t in results.get("tests", [])
                                    if t.get("visibility") == "visible"])
+    if grading.get("grader_error"):   # the runner itself failed: its result says so, not "Completed"
+        status = grader_error_status(grading["grader_error"])
     return Row(file, status, scores, visible, seconds, seed=grading.get("seed"),
                verdicts=list(grading.get("cases", [])))
+
+
+def grader_error_status(error) -> str:
+    """The grading_status of a grading the runner itself failed (grading.json's grader_error:
+    type, message, traceback), on one line."""
+    if not isinstance(error, dict):
+        return "grader error"
+    message = str(error.get("message", "")).strip().splitlines()
+    return f"grader error: {error.get('type', 'Exception')}" + (f": {message[0][:300]}" if message else "")
 
 
 def write_csv(path: Path, rows: list[Row], all_cases: list[Case]) -> None:

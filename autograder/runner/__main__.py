@@ -16,6 +16,19 @@
 5. Kill every student process, then write Otter's results.json and results.pkl (both
    from this process only: the pickle that `otter grade` loads holds no student object)
    and grading.json (the seed and each case's verdict as data: autograder.runner.verdicts).
+
+If the runner itself fails (an exception anywhere in our code: a missing account, a file
+we cannot read, a bug), the grading still has a result: results.json holds one failing
+test, "Grading error", worth the assignment's points (read from source/tests with
+autograder.shared.cases), that tells the student in one neutral sentence that the grader
+failed, not their code; grading.json holds the seed and the reason ("grader_error": type,
+message, traceback), which is also printed to the instructor's log; results.pkl is Otter's
+own result of a failed grading (GradingResults.without_results), so `otter grade`'s CSV
+shows the reason as the grading_status, as make grade's does (autograder.host.report).
+The runner then exits 0: Gradescope shows results.json whatever the exit code, but
+`otter grade` discards results.pkl when the container exits non-zero, and a result that
+says "the grader failed" is what both should show. Only when even that result cannot be
+written does the runner exit non-zero.
 """
 from __future__ import annotations
 
@@ -26,11 +39,12 @@ import pwd
 import shutil
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 import nbformat
 
-from autograder.shared import cells, config as settings, submissions
+from autograder.shared import cases, cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
@@ -79,14 +93,14 @@ def _unanswerable(reason: str):
 
 
 def grade_submission(root: Path, config: dict, user: str = "student",
-                     executor_user: str = EXECUTOR_USER) -> tuple[GradingResults, dict]:
+                     executor_user: str = EXECUTOR_USER, seed: int | None = None) -> tuple[GradingResults, dict]:
     """Run every test file against the witness of /autograder/submission's notebook; Otter's
-    results and the record of this grading (its seed, each case's verdict)."""
+    results and the record of this grading (its seed, drawn unless given; each case's verdict)."""
     source = root / "source"
     limits = settings.runner_limits(source)
     lock_down(root)
     tests = [ExceptionTestFile.from_file(str(p)) for p in sorted((source / "tests").glob("*.py"))]
-    record = {"seed": verdicts.draw_seed(), "cases": []}
+    record = {"seed": verdicts.draw_seed() if seed is None else seed, "cases": []}
     work = Path(tempfile.mkdtemp(prefix="grading-"))
     os.chmod(work, 0o711)   # the student may pass through to its own folder, not list it
     notes: list[str] = []
@@ -147,13 +161,69 @@ def write_results(results: GradingResults, record: dict, root: Path, config: dic
     return output
 
 
+GRADER_ERROR_TEST = "Grading error"
+GRADER_ERROR_SENTENCE = ("The grader itself failed while grading this submission; this is not a problem with "
+                         "your code. Your instructor has been told; there is no need to change or resubmit "
+                         "your notebook.")
+
+
+def possible_points(tests: Path) -> float | None:
+    """The assignment's points, from its test files read with ast (never run): None when no
+    test file can be read."""
+    found = []
+    for path in sorted(tests.glob("*.py")):
+        try:
+            found.append(sum(c.points for c in cases.from_source(path.read_text())))
+        except Exception:  # noqa: BLE001 (a file we cannot read adds nothing; the others still count)
+            continue
+    return sum(found) if found else None
+
+
+def grader_error(exc: BaseException) -> dict:
+    return {"type": type(exc).__name__, "message": str(exc),
+            "traceback": "".join(traceback.format_exception(exc))}
+
+
+def write_grader_error(root: Path, error: dict, seed: int | None, users: tuple[str, ...]) -> dict:
+    """results.json, grading.json and results.pkl of a grading the runner itself failed:
+    one failing test worth the assignment's points, the neutral sentence, the reason."""
+    for user in users:   # no student process may outlive grading, even a failed one
+        try:
+            kill_user(user)
+        except Exception:  # noqa: BLE001 (a missing account has no processes)
+            pass
+    test = {"name": GRADER_ERROR_TEST, "score": 0, "status": "failed", "visibility": "visible",
+            "output": GRADER_ERROR_SENTENCE}
+    possible = possible_points(root / "source" / "tests")
+    if possible is not None:
+        test["max_score"] = possible
+    output = {"score": 0, "tests": [test]}   # the sentence once: the test's output is what students read
+    out = root / "results"
+    out.mkdir(exist_ok=True)
+    (out / "results.json").write_text(json.dumps(output, indent=2))
+    (out / "grading.json").write_text(json.dumps({"seed": seed, "cases": [], "grader_error": error}, indent=2))
+    reason = f"grader error: {error['type']}: {error['message']}"[:500]
+    with open(out / "results.pkl", "wb") as f:   # Otter's own failed grading: otter grade's CSV shows `reason`
+        pickle.dump(GradingResults.without_results(RuntimeError(reason)), f)
+    return output
+
+
 def main(root: str = "/autograder", user: str = "student", executor_user: str = EXECUTOR_USER) -> None:
-    become_subreaper()
     path = Path(root)
-    config = json.loads((path / "source" / "otter_config.json").read_text())
-    results, record = grade_submission(path, config, user, executor_user)
-    output = write_results(results, record, path, config)
-    print(f"score: {results.total} / {results.possible}")
+    seed = None
+    try:
+        become_subreaper()
+        seed = verdicts.draw_seed()
+        config = json.loads((path / "source" / "otter_config.json").read_text())
+        results, record = grade_submission(path, config, user, executor_user, seed)
+        output = write_results(results, record, path, config)
+        print(f"score: {results.total} / {results.possible}")
+    except Exception as exc:  # noqa: BLE001 (our own failure, whatever it is, still gives a result)
+        error = grader_error(exc)
+        print(f"--- the grader failed ---\n{error['traceback']}--- end of the grader's failure ---")
+        sys.stdout.flush()
+        output = write_grader_error(path, error, seed, (user, executor_user))
+        print(f"score: 0 / {output['tests'][0].get('max_score', '?')} (grader error)\n{GRADER_ERROR_SENTENCE}")
     if "output" in output:
         print(output["output"])
     sys.stdout.flush()
