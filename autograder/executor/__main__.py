@@ -4,10 +4,11 @@
 
 Started by autograder.runner (runner/executor.py) as the `executor` user, another uid than
 the witness's (so the student's process can neither signal, trace nor read it), with the
-same limits. It imports no student Python: it loads the course's kernels, and the answer's
-kernel source (silu_ffi's silu.cc) compiled here (autograder/executor/handlers.py).
-Requests: {"op": "source", "name", "text", "problem"} (no reply), then program.handle's
-{"op": "run" | "call", ...}; replies: {"ok": data}.
+same limits. It imports no student Python: it loads the course's kernels, and the C++ files
+the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
+handlers.py). Requests: {"op": "sources", "sources", "headers", "skipped"} (no reply; the
+runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
+{"ok": data}.
 """
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def main(request_fd: str, reply_fd: str) -> None:
     while True:
         message = wire.receive(requests.read, None)
         op = message.get("op")
-        if op == "source":
-            program.answer_source(str(message["name"]), message.get("text"), str(message.get("problem", "")))
+        if op == "sources":
+            program.answer_cpp(message.get("sources") or {}, message.get("headers") or {}, message.get("skipped") or [])
             continue
         if op not in ("run", "call"):
             break

@@ -3,27 +3,29 @@
 The executor holds only handlers the grader chose:
 - the course's kernels (kernels.rms_norm: rms_norm, rms_norm_fwd, rms_norm_bwd) and the
   grader's poison, registered before the first program;
-- for an assignment whose answer writes a kernel source (silu_ffi's silu.cc: the testkit's
-  ANSWER_KERNEL_SOURCE), that source compiled here by the grader, never the library the
-  student's process built: the runner reads the file and hands over its text.
+- for an assignment whose answer writes C++ (silu_ffi: the testkit's ANSWER_CPP), every C++
+  source the notebook wrote, wherever and however it compiled it, compiled here by the
+  grader each into its own library (autograder/executor/cpp.py), never the library the
+  student's process built: the runner reads the files and hands over their text.
 
 Which of the answer's functions a target name stands for is known only where the answer
 registered it: the witness reports, per target, the exported symbol its handler is (dladdr),
 and whether it lives in the course's library. That report is the student's claim, so it
-decides only which of the answer's own (or the course's) functions runs under a name; a
-symbol that this library does not export, a name bound twice or a course or poison name
-taken for another function are refused. A handler is identified by the function's address
-here, so two names for one function are one handler.
+decides only which of the answer's own (or the course's) functions runs under a name: the
+symbol must be defined (dladdr again, here) by exactly one of the grader's libraries, or by
+several that compiled to the same bytes (one source copied); a symbol no library defines,
+one that two different sources define, a name bound twice or a course or poison name taken
+for another function are refused. A handler is identified by the function's address here,
+so two names for one function are one handler.
 """
 from __future__ import annotations
 
 import ctypes
 import os
-import tempfile
-from pathlib import Path
 
 import jax
 
+from autograder.executor import cpp
 from autograder.shared import poison
 from kernels.build import address_of, locate
 
@@ -34,11 +36,11 @@ class Handlers:
     def __init__(self) -> None:
         self._course: dict[str, int] = {}          # course target -> handler address
         self._bound: dict[str, tuple[str, int]] = {}   # answer target -> (symbol, address)
-        self._source: str | None = None
-        self._source_name = "kernel source"
-        self._problem = "the notebook wrote no kernel source the grader could read"
-        self._library: ctypes.CDLL | None = None
-        self._build_error = ""
+        self._sources: dict[str, str] = {}           # the answer's C++ sources, headers: {path: text}
+        self._headers: dict[str, str] = {}
+        self._skipped: list[str] = []                # why a file the notebook wrote was not read
+        self._built: list[cpp.Built] | None = None
+        self._compiles_cpp = False                   # whether this task's answers write C++ (answer_cpp)
 
     # ------------------------------------------------------------ set-up ---
     def course(self) -> set[str]:
@@ -52,11 +54,14 @@ class Handlers:
             self._course = {t: address_of(rms_norm.library.cdll, s) for t, s in rms_norm.TARGETS.items()}
         return set(self._course)
 
-    def answer_source(self, name: str, text: str | None, problem: str = "") -> None:
-        """The answer's kernel source `name` (silu.cc), as the runner read it (None, with the
-        reason, when it could not); compiled on the first program that names one of its
-        functions."""
-        self._source_name, self._source, self._problem = name, text, problem or self._problem
+    def answer_cpp(self, sources: dict, headers: dict | None = None, skipped: list | None = None) -> None:
+        """The C++ files the notebook wrote, as the runner read them ({path relative to its
+        folder: text}; `skipped`: why others were not read); compiled on the first program
+        that names one of the answer's functions."""
+        self._sources = {str(k): str(v) for k, v in sources.items()}
+        self._headers = {str(k): str(v) for k, v in (headers or {}).items()}
+        self._skipped = [str(s) for s in skipped or []]
+        self._built, self._compiles_cpp = None, True
 
     # ----------------------------------------------------------- targets ---
     def resolve(self, targets: list[str], bindings: dict) -> str:
@@ -93,36 +98,46 @@ class Handlers:
         if course:
             from kernels import rms_norm
             library = rms_norm.library.cdll
+            if _exported(library, symbol) is None:
+                return f"the FFI target {target} is registered from {symbol}, which the course's kernels do not export"
         else:
-            library = self._answer_library()
-            if library is None:
-                return self._build_error
-        address = _exported(library, symbol)
-        if address is None:
-            where = "the course's kernels" if course else f"your {self._source_name} as the grader compiled it"
-            return f"the FFI target {target} is registered from {symbol}, which {where} does not export"
+            defining = [b for b in self._answer_libraries() if b.library is not None
+                        and _exported(b.library, symbol) is not None]
+            if not defining:
+                return self._found_nowhere(target, symbol)
+            if len({b.digest for b in defining}) > 1:
+                return (f"the FFI target {target} is registered from {symbol}, which your C++ files "
+                        f"{', '.join(b.source for b in defining)} each define differently, so the grader cannot "
+                        "tell which one you registered; define it in one file only")
+            library = defining[0].library
         jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
-        self._bound[target] = (symbol, address)
+        self._bound[target] = (symbol, _exported(library, symbol))
         return ""
 
-    def _answer_library(self) -> ctypes.CDLL | None:
-        """The answer's source compiled here (once), or None with _build_error set."""
-        if self._library is None and not self._build_error:
-            if self._source is None:
-                self._build_error = f"the grader could not compile your kernels: {self._problem}"
-                return None
-            from kernels.build import KernelBuildError, load
-            folder = Path(tempfile.mkdtemp(prefix="answer-"))
-            path = folder / self._source_name
-            path.write_text(self._source)
-            try:
-                self._library = load(path).cdll
-            except KernelBuildError as exc:
-                first = "\n".join(str(exc).splitlines()[:6])
-                self._build_error = f"your {path.name} did not compile for the grader: {first}"
-            except OSError as exc:
-                self._build_error = f"your {path.name}, compiled by the grader, could not be loaded: {exc}"
-        return self._library
+    def _answer_libraries(self) -> list[cpp.Built]:
+        """The grader's build of every source the notebook wrote (once)."""
+        if self._built is None:
+            self._built = cpp.build_all(self._sources, self._headers) if self._sources else []
+        return self._built
+
+    def _found_nowhere(self, target: str, symbol: str) -> str:
+        """Why no library of the answer's defines `symbol`: with what the grader compiled, and
+        the file that did not compile (the one that names the symbol first) or was not read."""
+        built = self._answer_libraries()
+        if not self._compiles_cpp:
+            return (f"the FFI target {target} is registered from {symbol}, which is not one of the course's "
+                    "kernels, and the grader compiles no C++ of yours for this task")
+        if not built:
+            why = f" ({self._skipped[0]})" if self._skipped else ""
+            return (f"the FFI target {target} is registered from {symbol}, but the grader found no C++ source "
+                    f"that your notebook wrote in its folder, its subfolders or its temporary folder{why}")
+        compiled = [b.source for b in built if b.library is not None]
+        failed = sorted((b for b in built if b.library is None), key=lambda b: symbol not in self._sources[b.source])
+        reason = (f"the FFI target {target} is registered from {symbol}, which none of your C++ files defines "
+                  f"as the grader compiled them" + (f" ({', '.join(compiled)})" if compiled else ""))
+        if failed:
+            return f"{reason}; {failed[0].error}"
+        return f"{reason}; {self._skipped[0]}" if self._skipped else reason
 
 
 def _exported(library: ctypes.CDLL, symbol: str) -> int | None:

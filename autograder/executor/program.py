@@ -1,7 +1,7 @@
 """Run the program an answer built, as data, with no student Python: the StableHLO text of
 `jax.jit(fn).lower(*args)` that the witness handed over, read and run here on the grader's
 inputs, with only handlers the grader chose loaded (autograder/executor/handlers.py: the
-course's kernels; the answer's kernel source compiled by the grader). __main__.py runs this
+course's kernels; the C++ files the answer wrote, compiled by the grader). __main__.py runs this
 in its own unprivileged process; Otter's in-process checks call it directly.
 
 `report(text, args)` gives what autograder.witness.provenance.trace gives, plus the optimized
@@ -34,7 +34,7 @@ from jax.extend.mlir import ir
 from autograder.executor.handlers import Handlers
 from autograder.shared import poison, stablehlo
 
-_handlers = Handlers()   # this process's: the course's kernels, the answer's compiled source
+_handlers = Handlers()   # this process's: the course's kernels, the answer's C++ as compiled here
 
 
 def course_targets() -> set[str]:
@@ -42,9 +42,9 @@ def course_targets() -> set[str]:
     return _handlers.course()
 
 
-def answer_source(name: str, text: str | None, problem: str = "") -> None:
-    """The answer's kernel source for this process's handlers (handlers.Handlers.answer_source)."""
-    _handlers.answer_source(name, text, problem)
+def answer_cpp(sources: dict, headers: dict, skipped: list) -> None:
+    """The C++ files the answer wrote, for this process's handlers (handlers.Handlers.answer_cpp)."""
+    _handlers.answer_cpp(sources, headers, skipped)
 
 
 def _module(text: str) -> ir.Module:

@@ -48,7 +48,7 @@ from autograder.shared import cases, cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
-from autograder.runner.executor import USER as EXECUTOR_USER, Executor, read_answer_source
+from autograder.runner.executor import USER as EXECUTOR_USER, Executor, read_answer_cpp
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -117,9 +117,8 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, nb, work, user, assignment))
             answer = witness.answer
-        source = cells.answer_kernel_source(assignment)
-        executor = Executor(work / "executor", limits, executor_user, read_source=source and (
-            lambda: (source, *read_answer_source(work / "student", source, user))))
+        read_cpp = (lambda: read_answer_cpp(work / "student", user)) if cells.answer_compiles_cpp(assignment) else None
+        executor = Executor(work / "executor", limits, executor_user, read_cpp=read_cpp)
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         for test_file in tests:
             record["cases"] += verdicts.run_file(test_file, env)

@@ -1,9 +1,11 @@
 """The grader's handle on the executor (autograder.executor): started on the first program
 a test hands it, as the `executor` user with the witness's limits, in its own folder, with
-the answer's kernel source (read here, by root, from the student's folder: see
-read_answer_source); restarted after a crash; every process of that user is killed on close()."""
+the C++ files the answer wrote (read here, by root, from the student's folder: see
+read_answer_cpp), which the executor compiles itself; restarted after a crash; every process
+of that user is killed on close()."""
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import stat
@@ -17,16 +19,15 @@ from autograder.shared.probe import Unanswered
 from autograder.runner.sandbox import LimitedProcess, death
 
 USER = "executor"
-MAX_SOURCE_BYTES = 1 << 20
 
 
 @dataclass
 class Executor(LimitedProcess):
     user: str = USER
-    # The answer's kernel source, read on the first start (after the notebook ran) and kept
-    # for restarts: () -> (name, text or None, why no text).
-    read_source: Callable[[], tuple[str, str | None, str]] | None = None
-    _source: tuple[str, str | None, str] | None = None
+    # The answer's C++ files, read on the first start (after the notebook ran) and kept for
+    # restarts: () -> read_answer_cpp's {"sources", "headers", "skipped"}.
+    read_cpp: Callable[[], dict] | None = None
+    _cpp: dict | None = None
 
     def run(self, request: dict) -> dict:
         """program.handle's data for `request` ({"op": "run" | "call", ...}, arrays as arrays);
@@ -53,11 +54,9 @@ class Executor(LimitedProcess):
                              f"{self.user!r} to run programs with (its setup.sh or image is out of date)")
         self._prepare_home()
         self._spawn_module("autograder.executor")
-        if self.read_source is not None:
-            self._source = self._source or self.read_source()
-            name, text, problem = self._source
-            self._write(wire.frame({"op": "source", "name": name, "text": text, "problem": problem}),
-                        time.monotonic() + self.limits.question_s)
+        if self.read_cpp is not None:
+            self._cpp = self._cpp if self._cpp is not None else self.read_cpp()
+            self._write(wire.frame({"op": "sources", **self._cpp}), time.monotonic() + self.limits.question_s)
 
     def _prepare_home(self) -> None:
         account = pwd.getpwnam(self.user)
@@ -67,28 +66,74 @@ class Executor(LimitedProcess):
         os.chmod(self.work, 0o700)
 
 
-def read_answer_source(folder: Path, name: str, user: str) -> tuple[str | None, str]:
-    """The text of the file `name` the notebook wrote in its folder, or None and why not.
-    Read as root from a folder the student controls, so: no symbolic link followed, a
-    regular file owned by the student (a hard link to someone else's file is not), at most
-    MAX_SOURCE_BYTES, UTF-8."""
+# The C++ files an answer may write, by how their names end (.C is C++, .c would be C).
+SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".C")
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".inc")
+MAX_FILE_BYTES = 1 << 20        # one source or header
+MAX_TOTAL_BYTES = 4 << 20       # all of them: the message to the executor, and what it compiles
+MAX_SOURCES = 16                # compiled each on its own, three standards at worst: bounded time
+MAX_ENTRIES = 20000             # folder entries looked at: the walk of a folder the student fills
+SKIPPED_FOLDERS = (".cache",)   # the witness's own kernel cache ($JAX_INTEROP_KERNEL_CACHE), no sources
+
+
+def read_answer_cpp(folder: Path, user: str) -> dict:
+    """Every C++ source and header the notebook wrote where it could write (its folder, its
+    subfolders, its temporary folder folder/tmp), by path relative to `folder`, as the
+    executor's "sources" message: {"sources": {path: text}, "headers": {path: text},
+    "skipped": [why a file was left out]}. Read as root from a tree the student controls
+    (its process may still be running), so: the folders walked by descriptor without
+    following a symbolic link, each file opened in its folder with O_NOFOLLOW, and only a
+    regular file owned by the student (a hard link to someone else's file is not) of at
+    most MAX_FILE_BYTES, UTF-8, within MAX_TOTAL_BYTES and MAX_SOURCES."""
+    uid = pwd.getpwnam(user).pw_uid
+    found = {"sources": {}, "headers": {}, "skipped": []}
+    total = entries = 0
+    for top, dirs, files, top_fd in os.fwalk(folder, follow_symlinks=False):
+        relative = Path(top).relative_to(folder)
+        if relative == Path("."):
+            dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS]
+        dirs.sort()
+        entries += len(dirs) + len(files)
+        if entries > MAX_ENTRIES:
+            found["skipped"].append(f"the folders hold more than {MAX_ENTRIES} files, so not all were read")
+            break
+        for name in sorted(files):
+            kind = "sources" if name.endswith(SOURCE_SUFFIXES) else "headers" if name.endswith(HEADER_SUFFIXES) else ""
+            if not kind:
+                continue
+            path = (relative / name).as_posix()
+            if kind == "sources" and len(found["sources"]) >= MAX_SOURCES:
+                found["skipped"].append(f"{path} was not read: only {MAX_SOURCES} C++ sources are compiled")
+                continue
+            text, problem = _read_owned(name, top_fd, uid, MAX_FILE_BYTES)
+            if text is not None and total + len(text.encode()) > MAX_TOTAL_BYTES:
+                text, problem = None, f"the C++ files are larger than {MAX_TOTAL_BYTES >> 20} MB in all"
+            if text is None:
+                found["skipped"].append(f"{path} was not read: {problem}")
+                continue
+            total += len(text.encode())
+            found[kind][path] = text
+    return found
+
+
+def _read_owned(name: str, folder_fd: int, uid: int, max_bytes: int) -> tuple[str | None, str]:
+    """The text of the file `name` in the folder open as `folder_fd` when it is a regular file
+    owned by `uid` of at most `max_bytes` in UTF-8, else None and why not."""
     try:
-        fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None, f"the notebook wrote no {name} in its folder"
-    except OSError as exc:
-        return None, f"{name} in the notebook's folder could not be opened ({exc.strerror})"
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
+    except OSError as exc:   # ELOOP: a symbolic link
+        return None, "it is a symbolic link" if exc.errno == errno.ELOOP else f"it could not be opened ({exc.strerror})"
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != pwd.getpwnam(user).pw_uid:
-            return None, f"{name} in the notebook's folder is not a file the notebook wrote"
-        data = f.read(MAX_SOURCE_BYTES + 1)
-    if len(data) > MAX_SOURCE_BYTES:
-        return None, f"{name} is larger than {MAX_SOURCE_BYTES >> 20} MB"
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            return None, "it is not a file the notebook wrote"
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        return None, f"it is larger than {max_bytes >> 20} MB"
     try:
         return data.decode(), ""
     except UnicodeDecodeError:
-        return None, f"{name} is not UTF-8 text"
+        return None, "it is not UTF-8 text"
 
 
 def available(user: str = USER) -> bool:

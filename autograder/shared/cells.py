@@ -94,7 +94,7 @@ def witness_imports(assignment: str) -> tuple[str, ...]:
     return tuple(getattr(_testkit(assignment), "WITNESS_IMPORTS", ()))
 
 
-def answer_kernel_source(assignment: str) -> str | None:
-    """The C++ file the task has the answer write beside the notebook (silu_ffi: silu.cc),
-    which the grader compiles itself for the executor; None for the other assignments."""
-    return getattr(_testkit(assignment), "ANSWER_KERNEL_SOURCE", None)
+def answer_compiles_cpp(assignment: str) -> bool:
+    """Whether the answer writes C++ kernels (silu_ffi), which the grader compiles itself,
+    from every C++ file the notebook wrote, for the executor."""
+    return bool(getattr(_testkit(assignment), "ANSWER_CPP", False))

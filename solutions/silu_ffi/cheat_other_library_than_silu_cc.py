@@ -1,18 +1,17 @@
 """Cheat: a kernel library that differs between the notebook and the grader. silu.cc holds
 the wrong backward kernel of wrong_backward_formula.py; the notebook compiles and registers
-another file, good.cc, whose functions have the same names and compute the right
-derivative. Before the grader compiled silu.cc itself, every program ran the loaded good.cc,
-the reference's code. Now the programs run silu.cc's functions (the names the notebook
-registered, looked up in the grader's own build of silu.cc), so this scores exactly what
-wrong_backward_formula.py scores, for the same reasons; the eager values the notebook's
-process computes with good.cc are right, but every test that asks for them first runs a
-compiled program.
+another file, good.cc, whose functions have the same names (BadGradFwd, BadGradBwd) and
+compute the right derivative. Before the grader compiled the answer's C++ itself, every
+program ran the loaded good.cc. Then the grader compiled only silu.cc, and this scored what
+wrong_backward_formula.py scores. Now the grader compiles every C++ file the notebook
+wrote, and the witness's word on a target is only a symbol name: both files define those
+names, differently, so the grader cannot tell which one was registered and refuses every
+program with that reason (the library the notebook loaded is never used either way), and
+every test runs a program first.
 
-score: 4
+score: 0
 messages:
-  - the backward kernel should compute ȳ·σ(x)·(1 + x·(1 − σ(x)))
-  - The gradient on x in [-80, 80] differs from the reference
-  - The VJP of silu_ffi with a random cotangent differs from the reference
+  - which your C++ files good.cc, silu.cc each define differently, so the grader cannot tell which one you registered
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -6,16 +6,16 @@ division in JAX), and the structural checks of the forward and backward kernels.
 Every compiled program is judged from the program itself (`ask.program`): the witness hands
 over the StableHLO text that jax.jit lowers to and which exported function each FFI target
 was registered from; the grader's executor reads its custom_calls and runs it on the
-grader's inputs with the answer's silu.cc compiled by the grader (never the library the
-student's process loaded). The rest asks through `ask.run` (expressions evaluated where the
+grader's inputs with the C++ files the notebook wrote, compiled by the grader (never the
+library the student's process loaded). The rest asks through `ask.run` (expressions evaluated where the
 answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
 """
 import numpy as np
 
 from autograder.shared import checks, poison
 
-# The file the task has the answer write; the grader compiles it for the executor.
-ANSWER_KERNEL_SOURCE = "silu.cc"
+# The answer writes C++: the grader compiles every C++ file the notebook wrote for the executor.
+ANSWER_CPP = True
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -77,12 +77,12 @@ def expect_no_host_callback(report, message):
 
 def expect_ran(report, what):
     """The grader's executor ran the program (an Ask.program report): every FFI target it calls
-    is a function your silu.cc exports (or a course kernel), silu.cc compiled, the kernels
-    accepted their operands."""
+    is a function one of the notebook's C++ files defines (or a course kernel), that file
+    compiled, the kernels accepted their operands."""
     checks.expect(report["value"] is not None, (
         f"The grader could not run the compiled program of {what} with your kernels: {report['refused']}. "
-        "The grader compiles your silu.cc itself and runs each FFI target with the function of that file you "
-        "registered it from."))
+        "The grader itself compiles the C++ files your notebook wrote and runs each FFI target with the "
+        "function of the name you registered it from."))
 
 
 def expect_no_math_in_jax(ops, message):

@@ -1,0 +1,133 @@
+"""The grader's own build of the C++ an answer wrote: every source the runner read
+(autograder/runner/executor.py read_answer_cpp) compiled on its own into a library, never
+the library the student's process loaded.
+
+- The files are written into a fresh folder in the notebook's layout (sources and headers
+  by their paths relative to the notebook's folder), and each source is compiled from its
+  own folder with that folder's root on the include path, so `#include "my.h"` beside it
+  and `#include "cpp/x.h"` from the notebook's folder resolve as they did there.
+- One library per source: a broken or unrelated file the notebook left around only matters
+  when a registered function is looked for and found nowhere (handlers.py says so then).
+- The language standard is not taken from the student's process (its compile may have
+  asked for -std=c++20, but nothing it says is trusted): a source is compiled as C++17, the
+  course's standard, and only when that fails as C++20, then C++23 (-std=c++2b); one that
+  compiles under none is reported with the diagnostics of the try with the fewest errors.
+- Libraries, and failures, are cached in the executor's kernel cache under a hash of every
+  file, the source's path, the flags, the compiler and jaxlib, so an executor restarted
+  after a kernel's crash does not compile again.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import jax
+import jaxlib
+
+from kernels.build import FLAGS, compiler, compiler_version, writable_cache_dir
+from kernels.build import _precompiled_header  # the image's precompiled ffi.h, for C++17 only
+
+STANDARDS = ("c++17", "c++20", "c++2b")
+COMPILE_TIMEOUT_S = 60      # one compile; a template bomb must not take the question's whole time
+MAX_WORKERS = 4             # compiles at once (each is one clang process)
+SHOWN_LINES = 6             # of the compiler's diagnostics, in a student's message
+
+
+@dataclass(frozen=True)
+class Built:
+    source: str                   # its path relative to the notebook's folder
+    library: ctypes.CDLL | None   # None when it did not compile or load: see error
+    digest: str                   # sha256 of the library's bytes: equal bytes, equal functions
+    error: str = ""
+
+
+def build_all(sources: dict[str, str], headers: dict[str, str]) -> list[Built]:
+    """Every source of `sources` ({path: text}) built on its own, with `headers` beside them;
+    in the order of their paths."""
+    folder = Path(tempfile.mkdtemp(prefix="answer-"))
+    files = {path: text for path, text in {**headers, **sources}.items() if _relative(path)}
+    for path, text in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    common = hashlib.sha256(repr(sorted(files.items())).encode())
+    common.update(f"{compiler_version(compiler())}\0{jaxlib.__version__}".encode())
+    paths = sorted(p for p in sources if p in files)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), MAX_WORKERS, os.cpu_count() or 1))) as pool:
+        return list(pool.map(lambda path: _build(folder, path, common.copy()), paths))
+
+
+def _relative(path: str) -> bool:
+    """A path that stays inside the build folder (the runner's walk gives no other)."""
+    parts = PurePosixPath(path).parts
+    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts
+
+
+def _build(folder: Path, path: str, key: "hashlib._Hash") -> Built:
+    cxx = compiler()
+    key.update(path.encode())
+    failures = []
+    for std in STANDARDS:
+        flags = (f"-std={std}", *(f for f in FLAGS if not f.startswith("-std=")), "-I", jax.ffi.include_dir())
+        attempt = key.copy()
+        attempt.update("\0".join(flags).encode())
+        library = writable_cache_dir() / f"answer-{attempt.hexdigest()[:24]}.so"
+        failed = library.with_suffix(".err")
+        if not library.is_file() and not failed.is_file():
+            _compile(cxx, flags, folder, path, library, failed)
+        if library.is_file():
+            return _loaded(path, library)
+        failures.append(failed.read_text())
+    return Built(path, None, "", _failure(path, failures))
+
+
+def _compile(cxx: str, flags: tuple[str, ...], folder: Path, path: str, library: Path, failed: Path) -> None:
+    """Compile `path` (in `folder`) into `library`, or write the diagnostics to `failed`.
+    Run from the source's own folder on its bare name, so the diagnostics name the files as
+    the student wrote them and two copies of one source compile to the same bytes."""
+    library.parent.mkdir(parents=True, exist_ok=True)
+    source = folder / path
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=library.parent)
+    os.close(fd)
+    header = _precompiled_header(flags, cxx)
+    try:
+        diagnostics = _run([cxx, *flags, *header, "-I", str(folder), "-o", tmp, source.name], source.parent)
+        if diagnostics and header and ("PCH" in diagnostics or "precompiled" in diagnostics):
+            diagnostics = _run([cxx, *flags, "-I", str(folder), "-o", tmp, source.name], source.parent)
+        if diagnostics is None:
+            os.replace(tmp, library)
+        else:
+            failed.write_text(diagnostics.replace(f"{folder}{os.sep}", ""))
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _run(argv: list[str], cwd: Path) -> str | None:
+    """None when the compile succeeded, else its diagnostics."""
+    try:
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"error: it did not compile within {COMPILE_TIMEOUT_S} s"
+    return None if proc.returncode == 0 else (proc.stderr or proc.stdout or "error: the compiler failed")
+
+
+def _loaded(path: str, library: Path) -> Built:
+    digest = hashlib.sha256(library.read_bytes()).hexdigest()
+    try:
+        return Built(path, ctypes.cdll.LoadLibrary(str(library)), digest)
+    except OSError as exc:   # an undefined symbol: something it uses is defined in another file
+        return Built(path, None, digest, f"your {path}, compiled on its own by the grader, could not be "
+                                         f"loaded ({exc}); define what it uses in it or in a header it includes")
+
+
+def _failure(path: str, failures: list[str]) -> str:
+    """Why `path` compiled under no standard: the first lines of the try with the fewest errors."""
+    fewest = min(failures, key=lambda text: text.count("error:"))
+    first = "\n".join(fewest.strip().splitlines()[:SHOWN_LINES])
+    return f"your {path} did not compile for the grader (as C++17, C++20 or C++23): {first}"
