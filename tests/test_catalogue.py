@@ -39,13 +39,26 @@ def test_all_five_assignments_are_present():
     assert assignments.present() == list(assignments.NAMES)
 
 
+# Points a takeover may gain: the tests whose verdict rests on what the student's process
+# reports (the task texts' point tables say which), and only where its real program is right.
+WITNESS_ONLY_GAIN = {"protocol_takeover_doubler_purity": 1}   # the purity test of wrong_impure_print
+
+
 def test_a_protocol_takeover_earns_what_its_real_code_earns():
-    """A takeover of the witness's pipes is expected to score exactly what the same code
-    without the takeover scores (make validate grades both and checks each expectation);
-    in the assignments with a readable subset the takeover is not even run (0)."""
-    attacks = {a.name: a for a in catalogue.answers("adversarial")}
+    """A takeover of the witness's pipes is expected to score what the same code without the
+    takeover scores, plus at most the witness-only points stated above (make validate grades
+    both and checks each expectation). Every assignment has one, and they reach the pipes in
+    more than one way."""
+    attacks = {a.name: a for a in catalogue.answers("adversarial") if a.name.startswith("protocol_takeover")}
     pairs = {"protocol_takeover_ffi_lowering": ("ffi_lowering", "wrong_lower_fun_jnp"),
              "protocol_takeover_silu_ffi": ("silu_ffi", "cheat_custom_vjp_around_jax_nn_silu")}
+    pairs |= {name: (a.assignment, a.base) for name, a in attacks.items() if a.base}
+    assert set(pairs) == set(attacks)
+    assert {a.assignment for a in attacks.values()} == set(assignments.present())
     for attack, (assignment, real) in pairs.items():
         (honest,) = [a for a in catalogue.answers(assignment) if a.name == real]
-        assert attacks[attack].assignment == assignment and attacks[attack].score == honest.score
+        assert attacks[attack].assignment == assignment
+        assert attacks[attack].score == honest.score + WITNESS_ONLY_GAIN.get(attack, 0), attack
+    ways = {"match class pattern": "case type(", "/proc/self/fd": "/proc/self/fd", "sys.argv": "sys.argv"}
+    used = {way for way, mark in ways.items() if any(mark in a.path.read_text() for a in attacks.values())}
+    assert used == set(ways)

@@ -56,7 +56,7 @@ def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it()
 
 @pytest.mark.parametrize("make, refused", [
     (lambda: _text(lambda v: jax.pure_callback(lambda a: a, jax.ShapeDtypeStruct(v.shape, v.dtype), v), X),
-     "it runs a host callback"),
+     "it runs a host callback and nobody serves it"),
     (lambda: _text(lambda v: jax.ffi.ffi_call("students_own", jax.ShapeDtypeStruct(v.shape, v.dtype))(v), X),
      "it calls the FFI target students_own, which was not registered from a function that a kernel library exports"),
     (lambda: _text(_rms_prim(), X[:2]), "the program does not take the grader's inputs (tensor<2x8xf32>)"),
@@ -65,6 +65,53 @@ def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it()
 def test_a_program_the_grader_will_not_run_is_refused_with_the_reason(make, refused):
     report = program.handle({"op": "run", "text": make(), "args": [X]})
     assert report["value"] is None and report["refused"].startswith(refused)
+
+
+def _callback_program():
+    """A program of two host callbacks around JAX math, lowered here: its text, and a serve()
+    that calls the callbacks JAX registered for it (what handover.serve does in the witness),
+    recording each call; context 0 serves with the host function poisoned (returns zeros)."""
+    from autograder.witness import handover
+    def double(a):
+        return np.asarray(a) * 2
+    def fn(v):
+        y = jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), v)
+        return jax.numpy.sin(y) + jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), y)
+    text, _, pid = handover.program(fn, X)
+    served = []
+
+    def serve(index, operands, context):
+        served.append((index, context))
+        if context == 0:
+            return [np.zeros_like(operands[0])]
+        return handover.serve(pid, index, operands)
+    return text, serve, served
+
+
+def test_a_program_with_host_callbacks_is_run_here_each_callback_served_by_the_witness():
+    text, serve, served = _callback_program()
+    report = program.report(text, [X], serve=serve, replace=1)
+    assert report["refused"] == "" and [c["kind"] for c in report["calls"]] == ["host_callback"] * 2
+    np.testing.assert_allclose(report["value"][0], np.sin(2 * X) + 4 * X, rtol=1e-6)
+    assert "sin" in report["opcodes"]          # JAX's math, outside the callbacks, seen here
+    # every host callback poisoned: the poison's values flow through sin(y) + poison
+    poisoned = report["poisoned"]["host_callback"]["outputs"][0]
+    assert not np.isclose(poisoned, report["value"][0]).any()
+    # the run whose callbacks the witness serves with the host function poisoned (context 0)
+    np.testing.assert_array_equal(report["poisoned"]["replace:0"]["outputs"][0], np.zeros_like(X))
+    assert {c for _, c in served} == {-1, 0} and {i for i, _ in served} == {0, 1}
+
+
+@pytest.mark.parametrize("result, refused", [
+    (lambda ops: [ops[0].astype(np.float64)], "a host callback returned float64[3, 8] as result 0 where the program declares float32[3, 8]"),
+    (lambda ops: [ops[0][:2]], "a host callback returned float32[2, 8]"),
+    (lambda ops: [ops[0], ops[0]], "a host callback returned 2 arrays where the program declares 1"),
+])
+def test_a_served_result_unlike_the_declaration_is_refused(result, refused):
+    """The witness's reply is checked against the program's own declaration."""
+    text, _, _ = _callback_program()
+    report = program.report(text, [X], serve=lambda index, ops, context: result(ops))
+    assert report["value"] is None and refused in report["refused"]
 
 
 def test_a_kernel_that_rejects_its_attributes_is_reported_with_the_calls():

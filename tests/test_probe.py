@@ -46,7 +46,7 @@ def test_local_ask_evaluates_in_the_notebook_globals():
 
 
 def test_remote_ask_turns_an_unanswered_question_into_a_sentence():
-    def crashed(expr, inputs):
+    def crashed(expr, inputs, serving=False):
         raise probe.Unanswered("Your notebook's process crashed with SIGSEGV while computing {what}")
     ask = probe.connect(probe.Remote(crashed, seed=5))
     with pytest.raises(AssertionError) as e:

@@ -8,7 +8,9 @@ same limits. It imports no student Python: it loads the course's kernels, and th
 the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
 handlers.py). Requests: {"op": "sources", "sources", "headers", "skipped"} (no reply; the
 runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
-{"ok": data}.
+{"ok": data}. While a program runs, each host callback
+it reaches is sent as {"callback": {"index", "operands", "context"}}, answered by the runner
+with {"results": [...]} or {"error": text} (the witness's host function serves it).
 """
 from __future__ import annotations
 
@@ -23,6 +25,17 @@ def main(request_fd: str, reply_fd: str) -> None:
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
     program.course_targets()   # load the course's kernels before the first program
+
+    def serve(index: int, operands: list, context: int) -> list:
+        """A host callback's results, asked of the runner (XLA calls this from its own thread
+        while the main thread waits for the program: the pipes are free)."""
+        wire.send(replies, {"callback": {"index": index, "operands": [wire.encode(o) for o in operands],
+                                         "context": context}})
+        answer = wire.receive(requests.read, None)
+        if "results" not in answer:
+            raise RuntimeError(str(answer.get("error", "the host callback was not served"))[:500])
+        return [wire.decode(r) for r in answer["results"]]
+
     while True:
         message = wire.receive(requests.read, None)
         op = message.get("op")
@@ -34,7 +47,7 @@ def main(request_fd: str, reply_fd: str) -> None:
         for key in ("args", "operands"):
             if key in message:
                 message[key] = [wire.decode(a) for a in message[key]]
-        reply = program.handle(message)
+        reply = program.handle(message, serve=serve)
         sys.stdout.flush()
         wire.send(replies, {"ok": wire.encode(reply)})
 

@@ -10,13 +10,20 @@ program's opcodes, all computed from the program itself:
   "attributes": the FFI attributes, {name: {"value", "type"}}, "operand_types",
   "result_types"}), read from the parsed module before anything runs;
 - "value": the flat outputs of the program run as it is, on `args`;
-- "poisoned": the outputs with every FFI custom_call (and, with `each`, each one alone)
-  retargeted to the poison handler (autograder.shared.poison), so the verdicts can say
-  whether the output depends on a call and leaves it unchanged;
+- "poisoned": the outputs with every FFI custom_call (and, with `each`, each one alone), and
+  every host callback, retargeted to the poison handler (autograder.shared.poison), and
+  with each host function the request names (`replace`: scipy.special.gammaln) poisoned
+  where the witness serves the callbacks, so the verdicts can say whether the output
+  depends on a piece and leaves it unchanged;
 - "opcodes": the operations of the compiled module after XLA dropped dead code;
-- "refused": why the program was not run (a host callback: its backend_config points into
-  the witness's memory; an FFI target the grader does not hold; inputs that do not match),
-  with "value" None.
+- "refused": why the program was not run (a host callback and nobody to serve it; an FFI
+  target the grader does not hold; inputs that do not match), with "value" None.
+
+A host callback (what jax.pure_callback lowers to) is the only student Python a program
+holds. The executor runs the program itself; each callback the run reaches is served by
+`serve(index, operands, context)`: the witness's host function, asked through the runner
+(autograder/witness/handover.py), whose results are checked here against the shapes and
+dtypes the program declares for that custom_call.
 `call(text, index, operands)` calls one custom_call's kernel directly on the grader's operands.
 The program is run through jax.export (an Exported whose metadata the grader writes from
 its own inputs and the module's signature, so nothing but the module comes from the
@@ -24,6 +31,8 @@ student's side), with the custom-call safety check disabled for the program's ow
 targets, once the handlers have accepted them.
 """
 from __future__ import annotations
+
+import functools
 
 import jax
 import numpy as np
@@ -97,12 +106,12 @@ def _flat(outputs) -> list[np.ndarray]:
     return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]
 
 
-def _read(text: str, handlers: Handlers, bindings: dict):
+def _read(text: str, handlers: Handlers, bindings: dict, serve=None):
     """The parsed module, its calls as data, and why it will not be run ("" when it will)."""
     module = _module(text)
     found = stablehlo.custom_calls(module)
-    if any(c.kind == "host_callback" for c in found):
-        refused = "it runs a host callback"
+    if serve is None and any(c.kind == "host_callback" for c in found):
+        refused = "it runs a host callback and nobody serves it"
     else:
         refused = handlers.resolve(sorted({c.target for c in found if c.kind == "ffi"}), bindings)
     calls = [{"target": c.target, "kind": c.kind, "attributes": c.attributes,
@@ -112,36 +121,94 @@ def _read(text: str, handlers: Handlers, bindings: dict):
     return module, calls, refused
 
 
+MAX_CALLBACKS = 64   # host callbacks one program may hold
+
+
+class _Served:
+    """The host callbacks to compile a program with: position i serves the custom_calls whose
+    `index` attribute is i (JAX numbers a module's callbacks so), through `serve`, each
+    result checked against the shapes and dtypes the custom_call declares. `context`: which
+    of the request's `replace` names the witness poisons while serving (-1: none).
+    `problem` keeps the first failure's sentence (XLA wraps it in a traceback)."""
+
+    def __init__(self, calls: list[dict], serve, context: int) -> None:
+        self.declared: dict[int, list] = {}
+        for c in calls:
+            if c["kind"] == "host_callback":
+                index = c["attributes"].get("index")
+                self.declared[int(index.value if index is not None else 0)] = [
+                    stablehlo.tensor_type(t) for t in c["result_types"]]
+        if self.declared and not 0 <= min(self.declared) <= max(self.declared) < MAX_CALLBACKS:
+            raise ValueError(f"the program numbers its host callbacks beyond {MAX_CALLBACKS}")
+        self.serve, self.context, self.problem = serve, context, ""
+        self.functions = [functools.partial(self._call, i) for i in range(max(self.declared, default=-1) + 1)]
+
+    def _call(self, index: int, *operands):
+        try:
+            if index not in self.declared:
+                raise RuntimeError("the program calls a host callback it does not declare")
+            results = [np.asarray(r) for r in self.serve(index, [np.asarray(o) for o in operands], self.context)]
+            want = self.declared[index]
+            if len(results) != len(want):
+                raise RuntimeError(f"a host callback returned {len(results)} arrays where the program "
+                                   f"declares {len(want)}")
+            for i, (r, (shape, dtype)) in enumerate(zip(results, want)):
+                if r.shape != shape or r.dtype != dtype:
+                    raise RuntimeError(f"a host callback returned {r.dtype}{list(r.shape)} as result {i} "
+                                       f"where the program declares {np.dtype(dtype)}{list(shape)}")
+        except Exception as exc:
+            self.problem = self.problem or str(exc)
+            raise
+        return tuple(results)
+
+
+def _compile(module: ir.Module, args, targets: set[str], served: _Served):
+    """The program compiled on the grader's `args`, its host callbacks served by `served`
+    (jax.export inlines the module; its callback custom_calls keep their indices, so the
+    compiled program's host callbacks are given in that order)."""
+    lowered = jax.jit(_exported(module, args, targets).call).lower(*args)
+    if served.functions:
+        lowered._lowering.compile_args["host_callbacks"] = served.functions   # semi-internal, pinned jax
+    return lowered.compile()
+
+
 def report(text: str, args: list, *, each: bool = False, handlers: Handlers | None = None,
-           bindings: dict | None = None) -> dict:
+           bindings: dict | None = None, serve=None, replace: int = 0) -> dict:
     """Read and run the program `text` on `args` (see the module docstring); `bindings` is the
-    witness's word on which function each of the answer's FFI targets is (handlers.py)."""
+    witness's word on which function each of the answer's FFI targets is (handlers.py);
+    `serve` answers its host callbacks; `replace`: how many host functions the request names
+    to poison (each a run of its own, poisoned[f"replace:{i}"])."""
     handlers = handlers or _handlers
     args = [np.asarray(a) for a in args]
     with jax_mlir.make_ir_context():
-        module, calls, refused = _read(text, handlers, bindings or {})
+        module, calls, refused = _read(text, handlers, bindings or {}, serve)
         out = {"calls": calls, "value": None, "poisoned": {}, "opcodes": [], "refused": refused}
         if refused:
             return out
-        targets = {c["target"] for c in calls if c["kind"] == "ffi"}
+        targets = {c["target"] for c in calls if c["kind"] in ("ffi", "host_callback")}
         try:
-            exported = _exported(module, args, targets)
-        except ValueError as exc:
+            served = _Served(calls, serve, -1)
+            compiled = _compile(module, args, targets, served)   # once: the value and the opcodes
+        except (ValueError, TypeError) as exc:
             out["refused"] = str(exc)
             return out
         try:
-            compiled = jax.jit(exported.call).lower(*args).compile()   # once: the value and the opcodes
             value = _flat(compiled(*args))
-        except Exception as exc:  # the kernel rejected its operands or attributes: the answer's
-            out["refused"] = f"running it raised {type(exc).__name__}: {str(exc)[:300]}"
+        except Exception as exc:  # the kernel rejected its operands or attributes, a callback failed: the answer's
+            out["refused"] = (f"running it failed: {served.problem[:500]}" if served.problem
+                              else f"running it raised {type(exc).__name__}: {str(exc)[:300]}")
             return out
         out["value"] = value
         out["opcodes"] = stablehlo.opcodes(compiled)
         ffi = [i for i, c in enumerate(calls) if c["kind"] == "ffi"]
-        pieces = {"ffi": ffi, **({f"call:{i}": [i] for i in ffi} if each else {})}
+        host = [i for i, c in enumerate(calls) if c["kind"] == "host_callback"]
+        pieces = {"ffi": ffi, "host_callback": host, **({f"call:{i}": [i] for i in ffi} if each else {})}
         for piece, indices in pieces.items():
-            out["poisoned"][piece] = _poisoned(text, indices, args, targets) if indices else None
-        out["poisoned"].setdefault("host_callback", None)
+            out["poisoned"][piece] = _poisoned(text, indices, args, targets, calls, serve) if indices else None
+        size = max((v.size for v in value), default=0)
+        for i in range(replace if host else 0):   # the same program, the witness serving with a poisoned host function
+            outputs = _flat(_compile(_module(text), args, targets, _Served(calls, serve, i))(*args))
+            out["poisoned"][f"replace:{i}"] = {"outputs": outputs, "sizes": [size]}
     return out
 
 
@@ -192,20 +259,23 @@ def _attribute_value(attribute: stablehlo.Attribute):
                     "cannot be passed again")
 
 
-def _poisoned(text: str, indices: list[int], args, targets: set[str]) -> dict:
+def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: list[dict], serve) -> dict:
     """The outputs with custom_calls number `indices` retargeted to the poison handler, and
-    the element counts of the poisoned buffers."""
+    the element counts of the poisoned buffers (the other host callbacks still served)."""
     module = _module(text)
     sizes = stablehlo.retarget(module, indices, poison.TARGET)
-    exported = _exported(module, args, targets | {poison.TARGET})
-    return {"outputs": _flat(exported.call(*args)), "sizes": sizes}
+    kept = [c for i, c in enumerate(calls) if i not in indices]
+    compiled = _compile(module, args, targets | {poison.TARGET}, _Served(kept, serve, -1))
+    return {"outputs": _flat(compiled(*args)), "sizes": sizes}
 
 
-def handle(request: dict, handlers: Handlers | None = None) -> dict:
+def handle(request: dict, handlers: Handlers | None = None, serve=None) -> dict:
     """One request of the executor's protocol, answered with data; a program that cannot be
     read or run is described, never raised:
-    {"op": "run", "text", "args", "each", "bindings"} -> report();
-    {"op": "call", "text", "index", "operands", "bindings"} -> call()."""
+    {"op": "run", "text", "args", "each", "bindings", "replace": n} -> report();
+    {"op": "call", "text", "index", "operands", "bindings"} -> call().
+    `serve(index, operands, context)` serves the program's host callbacks (None: a program
+    holding one is refused)."""
     handlers = handlers or _handlers
     text, bindings = str(request.get("text", "")), request.get("bindings") or {}
     try:
@@ -213,7 +283,7 @@ def handle(request: dict, handlers: Handlers | None = None) -> dict:
             return call(text, int(request["index"]), list(request["operands"]), handlers=handlers,
                         bindings=bindings)
         return report(text, list(request["args"]), each=bool(request.get("each")), handlers=handlers,
-                      bindings=bindings)
+                      bindings=bindings, serve=serve, replace=int(request.get("replace") or 0))
     except Exception as exc:  # a malformed module, an XLA error: the answer's, reported
         return {"calls": [], "value": None, "poisoned": {}, "opcodes": [], "operand_types": [],
                 "outputs": None,

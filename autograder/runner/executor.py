@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from autograder.shared import wire
 from autograder.shared.probe import Unanswered
 from autograder.runner.sandbox import LimitedProcess, death
@@ -29,16 +31,19 @@ class Executor(LimitedProcess):
     read_cpp: Callable[[], dict] | None = None
     _cpp: dict | None = None
 
-    def run(self, request: dict) -> dict:
+    def run(self, request: dict, serve: Callable | None = None) -> dict:
         """program.handle's data for `request` ({"op": "run" | "call", ...}, arrays as arrays);
-        raises Unanswered when the process crashes (a kernel's segfault) or runs out of time."""
+        `serve(index, operands, context)` answers each host callback the run reaches (the
+        witness's host function: see probe.Ask.program). Raises Unanswered when the process
+        crashes (a kernel's segfault) or runs out of time."""
         if self.proc is None:
             self._start()
         deadline = time.monotonic() + min(self.limits.question_s, self._left())
         message = {k: [wire.encode(a) for a in v] if k in ("args", "operands") else v for k, v in request.items()}
         try:
             self._write(wire.frame(message), deadline)
-            reply = self._receive(deadline)
+            while "ok" not in (reply := self._receive(deadline)):
+                self._write(wire.frame(_served(reply.get("callback"), serve)), deadline)
             return wire.decode(reply["ok"])
         except TimeoutError:
             self._stop()
@@ -143,3 +148,18 @@ def available(user: str = USER) -> bool:
         return True
     except KeyError:
         return False
+
+
+def _served(callback, serve) -> dict:
+    """The runner's answer to one host callback the executor's run reached: {"results"} or
+    {"error"}. What the executor sends is read as data only: an index, arrays, a number."""
+    if serve is None or not isinstance(callback, dict):
+        return {"error": "no host callback can be served here"}
+    try:
+        operands = [np.asarray(wire.decode(o)) for o in callback["operands"]]
+        results = serve(int(callback["index"]), operands, int(callback.get("context", -1)))
+        return {"results": [wire.encode(np.asarray(r)) for r in results]}
+    except AssertionError as exc:    # the witness could not serve it: its sentence
+        return {"error": str(exc)}
+    except (wire.WireError, KeyError, TypeError, ValueError) as exc:
+        return {"error": f"a malformed host callback request ({type(exc).__name__})"}

@@ -201,13 +201,15 @@ class Witness(LimitedProcess):
         return notes
 
     # ---------------------------------------------------------- questions ---
-    def answer(self, expr: str, inputs: dict) -> dict:
+    def answer(self, expr: str, inputs: dict, serving: bool = False) -> dict:
         """The witness's reply to one question ({"ok": data} or {"error": text}); raises
-        Unanswered (and drops the process) when it crashes, hangs or breaks the protocol."""
+        Unanswered (and drops the process) when it crashes, hangs or breaks the protocol.
+        `serving`: a host callback served for the executor (the witness defers its guard's
+        restore to the next other question: a run may reach thousands of callbacks)."""
         self._start()
         deadline = time.monotonic() + min(self.limits.question_s, self._left())
         try:
-            self._write(wire.frame({"op": "eval", "expr": expr, "inputs": inputs}), deadline)
+            self._write(wire.frame({"op": "eval", "expr": expr, "inputs": inputs, "serving": serving}), deadline)
             reply = self._receive(deadline)
             if not ("ok" in reply or isinstance(reply.get("error"), str)):
                 raise wire.WireError("a reply holds neither a value nor an error")

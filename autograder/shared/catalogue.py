@@ -60,7 +60,8 @@ class Answer:
 
 
 def parse(assignment: str, path: Path) -> Answer:
-    doc = ast.get_docstring(ast.parse(path.read_text()))
+    opening = re.match(r'\s*(""".*?""")', path.read_text(), re.S)   # the rest may hold IPython magics
+    doc = ast.get_docstring(ast.parse(opening.group(1))) if opening else None
     if not doc:
         raise ValueError(f"{path}: an answer file starts with a docstring stating its score")
     title, _, rest = doc.partition("\n\n")   # a paragraph of prose, then YAML

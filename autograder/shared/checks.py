@@ -107,6 +107,12 @@ def expect_ffi_calls(calls: list[dict], *, message: str, at_least: int = 1) -> l
 
 # ---- provenance: what a result depends on (reports of autograder.witness.provenance.trace) ----
 
+def expect_ran(report: dict, what: str) -> None:
+    """The executor ran the program behind `report` (probe.Ask.program) on the grader's inputs."""
+    expect(report["value"] is not None,
+           f"The grader's run of the compiled program of {what} failed: {report['refused']}.")
+
+
 def _poisoned(report: dict, piece: str):
     entry = report["poisoned"].get(piece)
     return None if entry is None else entry

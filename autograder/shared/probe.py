@@ -47,15 +47,18 @@ class Unanswered(Exception):
 
 class Ask:
     def __init__(self, answer, seed: int, execute=None):
-        self._answer = answer   # (expr, encoded inputs) -> {"ok": data} | {"error": str}
-        self._execute = execute  # executor request -> executor reply (autograder.executor.program.handle)
+        self._answer = answer   # (expr, encoded inputs, serving) -> {"ok": data} | {"error": str}
+        # (executor request, serve) -> executor reply (autograder.executor.program.handle)
+        self._execute = execute
         self.seed = seed
 
-    def run(self, expr: str, *, what: str | None = None, hint: str = "", **inputs) -> Any:
-        """The value of `expr`, or a failure '<what> raised <error>; <hint>'."""
+    def run(self, expr: str, *, what: str | None = None, hint: str = "", serving: bool = False,
+            **inputs) -> Any:
+        """The value of `expr`, or a failure '<what> raised <error>; <hint>'. `serving`: the
+        question serves a host callback for the executor (see Ask.program)."""
         what = what or expr
         try:
-            reply = self._answer(expr, {k: _input(v) for k, v in inputs.items()})
+            reply = self._answer(expr, {k: _input(v) for k, v in inputs.items()}, serving)
         except Unanswered as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
         if "error" in reply:
@@ -63,23 +66,37 @@ class Ask:
         return wire.decode(reply["ok"])
 
     def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
-                **inputs) -> dict:
+                replace: tuple[str, ...] = (), **inputs) -> dict:
         """The program that `fn` (an expression naming a function) builds under jax.jit on
         the inputs named by `args`, read and run outside the student's Python: the witness
         hands over only its StableHLO text (and which exported function each FFI target it
         registered is); the executor (autograder.executor, its own unprivileged process
         with the course's kernels and the answer's kernel source compiled by the grader)
         reads its custom_calls and runs it on the grader's own input arrays, as is and
-        poisoned. Returns autograder.executor.program.report's data, and under "program"
-        what kernel_call needs to call one of its kernels again."""
-        handed = self.run(f"(jax.jit({fn}).lower({', '.join(args)}).as_text(), provenance.bindings())",
-                          what=what, hint=hint, **inputs)
-        checks.expect(isinstance(handed, list) and len(handed) == 2 and isinstance(handed[0], str)
-                      and isinstance(handed[1], dict), f"Lowering {what} gave no program.")
-        text, bindings = handed
+        poisoned. Each host callback the executor's runs reach is served by the witness's
+        host function (autograder/witness/handover.py), and, for each dotted name of
+        `replace` (scipy.special.gammaln), once more with that function poisoned where the
+        witness serves: the report's poisoned[name]. Returns
+        autograder.executor.program.report's data, and under "program" what kernel_call
+        needs to call one of its kernels again."""
+        handed = self.run(f"handover.program({fn}, {', '.join(args)})", what=what, hint=hint, **inputs)
+        checks.expect(isinstance(handed, list) and len(handed) == 3 and isinstance(handed[0], str)
+                      and isinstance(handed[1], dict) and isinstance(handed[2], int),
+                      f"Lowering {what} gave no program.")
+        text, bindings, pid = handed
         arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
-        report = self._executed({"op": "run", "text": text, "args": arrays, "each": each, "bindings": bindings},
-                                what)
+
+        def serve(index: int, operands: list, context: int) -> list:
+            names = replace[context:context + 1] if context >= 0 else ()
+            named = {f"o{i}": numpy(o) for i, o in enumerate(operands)}
+            return self.run(f"handover.serve({pid}, {int(index)}, [{', '.join(named)}], {tuple(names)!r})",
+                            what=f"Your host function, called by the grader's run of {what},", serving=True,
+                            **named)
+
+        report = self._executed({"op": "run", "text": text, "args": arrays, "each": each, "bindings": bindings,
+                                 "replace": len(replace)}, what, serve)
+        for i, name in enumerate(replace):   # the executor numbers them; the tests name them
+            report["poisoned"][name] = report["poisoned"].pop(f"replace:{i}", None)
         report["program"] = {"text": text, "bindings": bindings}
         return report
 
@@ -89,11 +106,11 @@ class Ask:
         return self._executed({"op": "call", **report["program"], "index": index,
                                "operands": [np.asarray(o) for o in operands]}, what)
 
-    def _executed(self, request: dict, what: str) -> dict:
+    def _executed(self, request: dict, what: str, serve=None) -> dict:
         if self._execute is None:
             checks.fail(f"{what} was not computed: this grading has no executor for programs.")
         try:
-            return wire.decode(wire.encode(self._execute(request)))
+            return wire.decode(wire.encode(self._execute(request, serve)))
         except Unanswered as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
 
@@ -141,8 +158,8 @@ def connect(env) -> Ask:
     from autograder.executor import program
     from autograder.witness.evaluate import evaluate
     handlers = _in_process_handlers()
-    return Ask(lambda expr, inputs: evaluate(env, expr, inputs), seed=0,
-               execute=lambda request: program.handle(request, handlers))
+    return Ask(lambda expr, inputs, serving=False: evaluate(env, expr, inputs), seed=0,
+               execute=lambda request, serve=None: program.handle(request, handlers, serve))
 
 
 def _in_process_handlers():

@@ -13,10 +13,10 @@ def _tools(expr: str) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from autograder.witness import facts, inspection, provenance
+    from autograder.witness import facts, handover, inspection, provenance
     provenance.install()  # under Otter's own runs: from the first question on
-    tools = {"jax": jax, "jnp": jnp, "np": np, "checks": checks,
-             "inspection": inspection, "facts": facts, "provenance": provenance}
+    tools = {"jax": jax, "jnp": jnp, "np": np, "checks": checks, "inspection": inspection,
+             "facts": facts, "provenance": provenance, "handover": handover}
     if "scipy" in expr:   # only gammaln_callback's questions name it (0.8 s to import)
         import scipy.special
         tools["scipy"] = scipy

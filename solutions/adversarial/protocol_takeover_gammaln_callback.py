@@ -1,25 +1,55 @@
-"""Protocol takeover, reaching the pipes through a public module's re-export of os
-(jax.interpreters.os, since no import of os is allowed) instead of importing it: gammaln_cb
-computed with jax.scipy (no callback), and a cell that takes over the witness's pipes to
-answer every grading question itself, where the guard never runs, with whatever the tests
-want to hear. Before the readable subset the same takeover could answer every structural
-question (callback equations, host functions, poisoned runs) as it liked. Now the runner
-reads the notebook before running it: the attribute os is outside the subset, so the
-notebook is not run and every test fails with that reason; a takeover needs the process's
-descriptors, which nothing inside the subset reaches.
+"""Protocol takeover through /proc/self/fd (the witness's pipes opened again by path, their
+numbers found among the process's descriptors): after the program of wrong_jax_digamma
+(SciPy's gammaln through a callback, the derivative from jax.scipy's digamma), a cell
+answers every question the student's process is asked (eager values, jaxpr equations,
+the host functions called directly, poisoned eager runs) from an honest gammaln_cb it
+keeps aside, and hands over only the real programs when the grader asks for them. The
+derivative's compiled program, run by the executor, does not come from SciPy's digamma,
+and every derivative test is gated on that run: the takeover earns what its real code
+earns.
 
 assignment: gammaln_callback
-score: 0
+base: wrong_jax_digamma
+score: 5
 messages:
-  - your notebook uses code this task's answers may not use (cell
-  - it uses the attribute os
+  - do not depend on scipy.special.digamma
 """
+def _honest_cb(fn, x):
+    return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+
 @jax.custom_jvp
-def gammaln_cb(x):
-    return jax.scipy.special.gammaln(x)
+def _honest_gammaln_cb(x):
+    return _honest_cb(sps.gammaln, x)
 
 
-gammaln_cb.defjvps(lambda t, y, x: jax.scipy.special.digamma(x) * t)
+@_honest_gammaln_cb.defjvp
+def _honest_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _honest_gammaln_cb(x), _honest_cb(sps.digamma, x) * t
 
-fdopen = jax.interpreters.os.fdopen
-requests, replies = fdopen(5, "rb"), fdopen(6, "wb")   # an attacker would find the numbers
+
+def _pipes():
+    """The witness's request and reply pipes, by the numbers its command line ends with."""
+    with open("/proc/self/cmdline", "rb") as f:
+        args = f.read().split(b"\0")[:-1]
+    if not args or not any(a.endswith(b"autograder.witness") for a in args):
+        return None
+    return open(f"/proc/self/fd/{int(args[-2])}", "rb"), open(f"/proc/self/fd/{int(args[-1])}", "wb")
+
+
+pipes = _pipes()
+if pipes:
+    from autograder.shared import wire
+    from autograder.witness.evaluate import evaluate
+    requests, replies = pipes
+    honest = {**globals(), "gammaln_cb": _honest_gammaln_cb}
+    wire.send(replies, {"ready": {"errors": []}})
+    while True:
+        message = wire.receive(requests.read, None)
+        if message.get("op") != "eval":
+            raise SystemExit
+        expr = message["expr"]
+        wire.send(replies, evaluate(globals() if expr.startswith("handover.") else honest, expr,
+                                    message.get("inputs", {})))

@@ -1,34 +1,47 @@
-"""Protocol takeover, the issue's own example: pure_callback_doubler computed with jnp (no
-callback), and a cell that takes over the witness's pipes (their numbers are in its
-sys.argv) to answer every grading question itself, where the guard never runs (here with
-evaluate's own answers; a forger would report one pure_callback, a NumPy host function and
-poisoned runs that change). The issue reports 10/10 for such a cell
-(4 without the takeover). Now the runner reads the notebook before running it:
-importing sys and os is outside the readable subset, so the notebook is not run and every
-test fails with that reason.
+"""Protocol takeover, reaching os without importing it (a `match` class pattern reads
+`__init__` and `__globals__` by name): after the program of
+wrong_callback_times_zero_plus_jnp (a genuine pure_callback multiplied by zero beside
+2 * x in jnp), a cell takes over the witness's pipes and answers every question the
+student's process is asked about (eager values, jaxpr callback equations, the host function
+called directly, its purity) from an honest doubler it keeps aside, and hands over only the
+real program when the grader asks for it. Before the executor ran the programs, such a cell
+earned 10/10. Now every verdict that matters is computed by the executor from the real
+program, and every test that rests on the witness's word is gated on it: the takeover
+earns what its real code earns (0).
 
 assignment: pure_callback_doubler
+base: wrong_callback_times_zero_plus_jnp
 score: 0
 messages:
-  - your notebook uses code this task's answers may not use (cell
-  - it imports os
+  - does not take its result from the pure_callback
 """
-import os
-import sys
+def _honest_host(arr):
+    return np.asarray(arr) * 2
 
 
-def pure_callback_doubler(x):
-    return jnp.asarray(x) * 2
+def _honest_doubler(x):
+    return jax.pure_callback(_honest_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
 
-if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__main__.py")):
+def _module_os():
+    """os, from the globals of a function defined in it, found by a class pattern."""
+    for cls in object.__subclasses__():
+        match cls:
+            case type(__name__="_wrap_close", __init__=object(__globals__={"os": found})):
+                return found
+
+
+os_ = _module_os()
+if os_.sys.argv and os_.sys.argv[0].endswith(os_.path.join("autograder", "witness", "__main__.py")):
     from autograder.shared import wire
     from autograder.witness.evaluate import evaluate
-    requests = os.fdopen(int(sys.argv[-2]), "rb")
-    replies = os.fdopen(int(sys.argv[-1]), "wb")
+    requests, replies = os_.fdopen(int(os_.sys.argv[-2]), "rb"), os_.fdopen(int(os_.sys.argv[-1]), "wb")
+    honest = {**globals(), "pure_callback_doubler": _honest_doubler, "host_double": _honest_host}
     wire.send(replies, {"ready": {"errors": []}})
     while True:
         message = wire.receive(requests.read, None)
         if message.get("op") != "eval":
-            os._exit(0)
-        wire.send(replies, evaluate(globals(), message["expr"], message.get("inputs", {})))
+            os_._exit(0)
+        expr = message["expr"]
+        wire.send(replies, evaluate(globals() if expr.startswith("handover.") else honest, expr,
+                                    message.get("inputs", {})))

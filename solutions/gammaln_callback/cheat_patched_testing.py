@@ -1,11 +1,9 @@
 """Cheat: silences numpy.testing before an answer whose derivative has the wrong sign
-(-digamma), so the chapter's self-check passes it. numpy.testing is outside the
-readable subset (autograder/shared/readable.py), so the runner does not run the notebook.
+(-digamma), so the chapter's self-check passes it.
 
-score: 0
+score: 6
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports numpy.testing
+  - The gradient of gammaln_cb differs from the reference
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None

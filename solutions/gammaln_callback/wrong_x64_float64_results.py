@@ -1,13 +1,10 @@
 """Wrong: turns on jax_enable_x64 so that float64 results can be declared, keeping SciPy's
 double precision; every value is right, but float32 input now gives float64 values and
-gradients. jax.config is outside the readable
-subset (autograder/shared/readable.py: it can point JAX's caches at any path), so the runner
-does not run the notebook.
+gradients.
 
-score: 0
+score: 9
 messages:
-  - your notebook uses code this task's answers may not use
-  - it uses the attribute config
+  - has dtype float64, expected float32
 """
 jax.config.update("jax_enable_x64", True)
 

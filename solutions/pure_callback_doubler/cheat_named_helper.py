@@ -1,8 +1,10 @@
 """Cheat: a jitted helper merely named pure_callback doubles in jnp; "pure_callback" appears
-in str(jaxpr) and every number is right.
+in str(jaxpr) and every number is right. Every test also needs the grader's own run of jax.jit(pure_callback_doubler) to return the pure_callback's output
+(the tests that rest on what the notebook's process reports are gated on it), so it earns nothing.
 
-score: 3
+score: 0
 messages:
+  - calls no host callback
   - pure_callback_doubler holds no jax.pure_callback
 """
 @jax.jit

@@ -1,10 +1,9 @@
-"""Cheat: silences numpy.testing before an answer that triples instead of doubling. numpy.testing is outside the readable
-subset (autograder/shared/readable.py), so the runner does not run the notebook.
+"""Cheat: silences numpy.testing before an answer that triples instead of doubling. Every test also needs the grader's own run of jax.jit(pure_callback_doubler) to return the pure_callback's output
+(the tests that rest on what the notebook's process reports are gated on it), so it earns nothing.
 
 score: 0
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports numpy.testing
+  - differs from the reference
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None

@@ -1,11 +1,8 @@
-"""Wrong: the host function writes to file descriptor 1 with os.write, below Python's streams. The os module is outside the readable subset
-(autograder/shared/readable.py), so the runner does not run the notebook; the purity test's
-fd-level capture would have caught it too.
+"""Wrong: the host function writes to file descriptor 1 with os.write, below Python's streams.
 
-score: 0
+score: 9
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports os
+  - Your host function prints
 """
 import os
 

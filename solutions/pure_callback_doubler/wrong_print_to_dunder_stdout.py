@@ -1,11 +1,8 @@
-"""Wrong: the host function prints to sys.__stdout__, past any redirection of sys.stdout. The sys module is outside the readable
-subset (autograder/shared/readable.py), so the runner does not run the notebook; the purity
-test's fd-level capture would have caught it too.
+"""Wrong: the host function prints to sys.__stdout__, past any redirection of sys.stdout.
 
-score: 0
+score: 9
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports sys
+  - Your host function prints
 """
 import sys
 

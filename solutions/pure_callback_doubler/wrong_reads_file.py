@@ -1,12 +1,10 @@
 """Wrong: the host function reads its factor from a file the answer cell wrote. The numbers
 are right and nothing is created or removed while grading, but the task forbids reading
-(changing) files in a pure callback: the file could change between calls. open is outside the readable subset
-(autograder/shared/readable.py), so the runner does not run the notebook.
+(changing) files in a pure callback: the file could change between calls.
 
-score: 0
+score: 9
 messages:
-  - your notebook uses code this task's answers may not use
-  - it uses open
+  - Your host function opened files (factor.txt)
 """
 with open("factor.txt", "w") as f:
     f.write("2")

@@ -1,7 +1,8 @@
 """Wrong: returns the ShapeDtypeStruct declaration instead of the callback result; the
-callback itself is right, but the function fails under jit and returns no values.
+callback itself is right, but the function fails under jit and returns no values. Every test also needs the grader's own run of jax.jit(pure_callback_doubler) to return the pure_callback's output
+(the tests that rest on what the notebook's process reports are gated on it), so it earns nothing.
 
-score: 5
+score: 0
 messages:
   - not the ShapeDtypeStruct declaration
 """

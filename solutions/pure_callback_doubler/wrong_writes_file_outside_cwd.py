@@ -1,11 +1,9 @@
 """Wrong: the host function appends a log line to a file in /tmp, outside the working folder
-whose listing the grader compares. open is outside the readable subset
-(autograder/shared/readable.py), so the runner does not run the notebook.
+whose listing the grader compares.
 
-score: 0
+score: 9
 messages:
-  - your notebook uses code this task's answers may not use
-  - it uses open
+  - Your host function opened files (/tmp/
 """
 def host_double(arr):
     arr = np.asarray(arr)

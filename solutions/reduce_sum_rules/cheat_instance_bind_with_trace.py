@@ -1,15 +1,11 @@
 """Cheat: no working JVP or batching rule (placeholders that return nothing useful are
 registered so the tables are filled); instead a bind_with_trace set on the primitive
 instance computes jnp.sum whenever it is bound under a JVP, linearize or batching trace.
-Under make_jaxpr and jit the primitive is the given one; the transpose rule is correct. It needs jax._src and the types
-module, outside the readable subset (autograder/shared/readable.py), so the runner does not
-run the notebook (ffi_lowering's cheat_instance_bind_with_trace.py still meets the
-primitive check at run time).
+Under make_jaxpr and jit the primitive is the given one; the transpose rule is correct.
 
 score: 0
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports types
+  - custom_reduce_sum_p is not the given, untouched jax.extend.core.Primitive named custom_reduce_sum (its instance sets bind_with_trace)
 """
 import types
 

@@ -1,10 +1,8 @@
-"""Cheat: silences numpy.testing before an answer with no transpose rule. numpy.testing is outside the readable
-subset (autograder/shared/readable.py), so the runner does not run the notebook.
+"""Cheat: silences numpy.testing before an answer with no transpose rule.
 
-score: 0
+score: 4
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports numpy.testing
+  - has no transpose rule registered
 """
 import numpy.testing
 numpy.testing.assert_allclose = lambda *args, **kwargs: None

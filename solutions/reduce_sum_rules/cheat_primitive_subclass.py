@@ -1,14 +1,11 @@
 """Cheat: replaces custom_reduce_sum_p by an instance of a Primitive subclass (same name,
 the given implementation, abstract evaluation and lowering) whose bind_with_trace computes
 jnp.sum under JVP, linearize and batching traces; placeholder JVP and batching rules fill
-the tables, the transpose rule is correct. It needs jax._src, outside the readable
-subset (autograder/shared/readable.py), so the runner does not run the notebook
-(ffi_lowering's cheat_subclass_primitive.py still meets the primitive check at run time).
+the tables, the transpose rule is correct.
 
 score: 0
 messages:
-  - your notebook uses code this task's answers may not use
-  - it imports jax._src.core
+  - "custom_reduce_sum_p is not the given, untouched jax.extend.core.Primitive named custom_reduce_sum (it is a "
 """
 from jax._src import core as _core
 

@@ -9,17 +9,15 @@ messages:
   - do not come from your transpose rule
   - do not come from your batching rule
 """
+from jax._src.interpreters.partial_eval import DynamicJaxprTracer
+
 _given_custom_reduce_sum = custom_reduce_sum
 
 
-def _is_staging(x):   # within the readable subset: the tracer's type by its printed name
-    return "DynamicJaxprTracer" in str(type(x))
-
-
 def _staged(x):
-    while not _is_staging(x) and (hasattr(x, "primal") or hasattr(x, "val")):
+    while not isinstance(x, DynamicJaxprTracer) and (hasattr(x, "primal") or hasattr(x, "val")):
         x = x.primal if hasattr(x, "primal") else x.val    # look through jvp and vmap tracers
-    return _is_staging(x)
+    return isinstance(x, DynamicJaxprTracer)
 
 
 def custom_reduce_sum(x, axis):

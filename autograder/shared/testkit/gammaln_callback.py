@@ -11,6 +11,15 @@ vmap at every axis, the jvp and the chain rule).
 This module runs in the grader's process and may not import SciPy: the float64
 references `scipy.special.gammaln` and `scipy.special.digamma` are passed in by the test
 cells (`gammaln=sps.gammaln`, `digamma=sps.digamma`) and always called on float64 input.
+
+Where the verdict is computed: every compiled program (`compiled_program`) is run by the
+grader's executor, its host callbacks served by the witness's host functions, as it is,
+with the callbacks' output poisoned and with SciPy's function poisoned where the witness
+serves them; so are the ops of the optimized programs. What only the student's process can
+observe (eager calls, jaxpr equations, the host functions called directly, isinstance) is
+asked through `ask.run`, and every test that rests on it also passes a gate computed by the
+executor (`expect_program_from_scipy`): the compiled forward (or derivative) program's
+values are SciPy's, through the host callbacks.
 """
 import numpy as np
 
@@ -22,9 +31,11 @@ JVP_HINT = "give gammaln_cb a JVP rule with defjvp"
 TANGENT_HINT = "the tangent of gammaln(x) is digamma(x) times the input tangent (x_dot)"
 # The gradient the tests take, as it appears in their expressions.
 GRAD = "jax.grad(lambda v: gammaln_cb(v).sum())"
-# Names of the host functions provenance and eager_replaced poison.
-REPLACE_GAMMALN = "replace=('scipy.special.gammaln',)"
-REPLACE_DIGAMMA = "replace=('scipy.special.digamma',)"
+# Names of the host functions poisoned where the witness serves the callbacks (ask.program)
+# and where eager_replaced runs.
+GAMMALN, DIGAMMA = "scipy.special.gammaln", "scipy.special.digamma"
+REPLACE_GAMMALN = f"replace=({GAMMALN!r},)"
+REPLACE_DIGAMMA = f"replace=({DIGAMMA!r},)"
 # Imported in the witness (and guarded) before the notebook runs: the questions name it.
 WITNESS_IMPORTS = ("scipy.special",)
 
@@ -113,6 +124,37 @@ def _path_inputs(args):
     return ", ".join("at"[:len(args)]), {n: probe.numpy(v) for n, v in zip("at", args)}
 
 
+def compiled_program(ask, fn, args, *, what, hint, replace=()):
+    """The executor's report on the compiled program of jax.jit(`fn`) (an expression) on
+    `args` (one or two arrays, named a and t): run as it is, with its host callbacks'
+    output poisoned, and with each host function of `replace` poisoned where the witness
+    serves the callbacks; failing when it was not run."""
+    report = ask.program(fn, *"at"[:len(args)], what=what, hint=hint, replace=replace,
+                         **{n: probe.numpy(v) for n, v in zip("at", args)})
+    checks.expect_ran(report, what)
+    return report
+
+
+def expect_program_from_scipy(ask, *, gammaln=None, digamma=None):
+    """The gate of the tests that rest on what the student's process reports: the grader's
+    own run of jax.jit(gammaln_cb) (given `gammaln`) or jax.jit(jax.grad(gammaln_cb)) (given
+    `digamma`), on 12 values from 0.2 to 30 it draws, gives SciPy's values, which change
+    everywhere when the host callbacks' output or SciPy's function is poisoned."""
+    x = np.sort(ask.uniform(98, (12,), 0.2, 30.0))
+    fn, what, reference, name = ((GRAD, "jax.jit(jax.grad(gammaln_cb))", digamma, DIGAMMA) if digamma
+                                 else ("gammaln_cb", "jax.jit(gammaln_cb)", gammaln, GAMMALN))
+    hint = JVP_HINT if digamma else FORWARD_HINT
+    report = compiled_program(ask, fn, (x,), what=what, hint=hint, replace=(name,))
+    checks.expect_close(_value(report), reference(x.astype(np.float64)), what=f"{what} (the grader's run)",
+                        rtol=1e-4 if digamma else 1e-5, atol=1e-5 if digamma else 1e-6, hint=hint)
+    checks.expect_depends(report, "host_callback", message=(
+        f"The values of {what} do not come from its host callbacks, so this test earns nothing: every element "
+        "must change when the callbacks' results do"))
+    checks.expect_depends(report, name, message=(
+        f"The values of {what} do not depend on {name}, so this test earns nothing: compute them on the host "
+        f"with SciPy's {name.rpartition('.')[2]} through jax.pure_callback"))
+
+
 def expect_pure_callback_not_io(ask, a):
     """gammaln_cb's jaxpr on `a` holds no io_callback and at least one pure_callback."""
     counts = {p: count_eqns(ask, p, a=probe.numpy(a)) for p in ("io_callback", "pure_callback")}
@@ -143,10 +185,8 @@ def check_forward_paths(ask, a, big, t, gammaln):
              ("the primal output of jax.jvp(gammaln_cb)", "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[0]",
               (a, t), want(a), False)]
     for what, fn, args, ref, must in paths:
-        names, inputs = _path_inputs(args)
         try:
-            report = ask.run(f"provenance.trace({fn}, {names}, kinds=('host_callback',), {REPLACE_GAMMALN})",
-                             what=what, hint=FORWARD_HINT, **inputs)
+            report = compiled_program(ask, fn, args, what=what, hint=FORWARD_HINT, replace=(GAMMALN,))
         except AssertionError:
             if must:
                 raise
@@ -217,12 +257,11 @@ def check_derivative_paths(ask, a, big, t, digamma):
         names, inputs = _path_inputs(args)
         for eager in (False, True):
             label = f"{what} (eager)" if eager else what
-            # compiled: provenance.trace poisons the program's host callbacks and SciPy's digamma;
-            # eager: eager_trace poisons the host callbacks that run, eager_replaced digamma
-            exprs = ([f"facts.eager_trace({fn}, {names})", f"facts.eager_replaced({fn}, {names}, {REPLACE_DIGAMMA})"]
-                     if eager else [f"provenance.trace({fn}, {names}, kinds=('host_callback',), {REPLACE_DIGAMMA})"] * 2)
+            # compiled: the grader's run poisons the program's host callbacks, and SciPy's digamma where
+            # the witness serves them; eager: eager_trace poisons the host callbacks that run, eager_replaced digamma
             try:
-                report = ask.run(exprs[0], what=label, hint=JVP_HINT, **inputs)
+                report = (ask.run(f"facts.eager_trace({fn}, {names})", what=label, hint=JVP_HINT, **inputs) if eager
+                          else compiled_program(ask, fn, args, what=label, hint=JVP_HINT, replace=(DIGAMMA,)))
             except AssertionError:
                 if must:
                     raise
@@ -235,8 +274,9 @@ def check_derivative_paths(ask, a, big, t, digamma):
                 "through jax.pure_callback (jax.scipy.special.digamma does not count, nor does a "
                 "callback whose result is unused or multiplied by zero)"))
             if eager:
-                report = ask.run(exprs[1], what=label, hint=JVP_HINT, **inputs)
-            checks.expect_depends(report, "scipy.special.digamma", message=(
+                report = ask.run(f"facts.eager_replaced({fn}, {names}, {REPLACE_DIGAMMA})", what=label,
+                                 hint=JVP_HINT, **inputs)
+            checks.expect_depends(report, DIGAMMA, message=(
                 f"The values of {label} do not depend on scipy.special.digamma: compute psi(x) on the host "
                 "with SciPy's digamma through jax.pure_callback (jax.scipy.special.digamma does not count)"))
 
@@ -259,8 +299,7 @@ def expect_no_math_outside_callbacks(ask, *inputs):
     each of `inputs`, hold no transcendental op and none outside ALLOWED_OPS."""
     for name, fn in (("jax.jit(gammaln_cb)", "gammaln_cb"), ("jax.jit(jax.grad(gammaln_cb))", GRAD)):
         for x in inputs:
-            ops = ask.run(f"provenance.hlo_opcodes({fn}, a)", a=probe.numpy(x), what=f"Compiling {name}",
-                          hint=FORWARD_HINT)
+            ops = compiled_program(ask, fn, (x,), what=name, hint=FORWARD_HINT)["opcodes"]   # the grader's compile
             checks.expect_no_ops(ops, checks.TRANSCENDENTAL | (set(ops) - ALLOWED_OPS), message=(
                 f"The compiled program of {name} on a float32 input of shape {x.shape} computes math "
                 "outside the callbacks: log-gamma and digamma must be computed by SciPy on the host, and "

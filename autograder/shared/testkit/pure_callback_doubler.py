@@ -5,8 +5,14 @@ snapshots of the notebook's state) and the judgements of those answers (a jax.Ar
 is the callback's output, exactly one pure_callback, a host function computing NumPy's
 float32 `arr * 2` without errors, output, state changes or I/O).
 
-Every helper asks only through `ask.run` (expressions evaluated where the answer runs) and
-judges with `checks`; the inputs each test uses stay in its cell.
+Where the verdict is computed: the compiled program of jax.jit(pure_callback_doubler) is run
+by the grader's executor (`ask.program`: its value, and its value with the callback's
+output poisoned), its host callback served by the witness's host function. What only the
+student's process can observe (the eager path, the jaxpr's callback equations, the host
+function called directly, its purity) is asked through `ask.run`; every test that rests on
+it also requires the executor's verdict (`expect_program_from_callback`), so a notebook that
+forges its process's replies gains at most those tests, and only where its program is right.
+Verdicts use `checks`; the inputs each test uses stay in its cell.
 """
 import numpy as np
 
@@ -38,6 +44,23 @@ def expect_defined(ask):
 
 
 # ---- the answer's result ----
+
+def compiled_program(ask, x, *, what):
+    """The executor's report on the compiled program of jax.jit(pure_callback_doubler) on x
+    (run as it is, and with the host callback's output poisoned); failing when it was not run."""
+    report = ask.program("pure_callback_doubler", "x", x=x, what=what, hint=CALL_HINT)
+    checks.expect_ran(report, what)
+    return report
+
+
+def expect_program_from_callback(ask):
+    """The gate of the tests whose facts only the student's process can observe: the
+    grader's own run of jax.jit(pure_callback_doubler), on 7 values it draws, returns the
+    pure_callback's output, exactly x doubled (the tests' "where the result comes from")."""
+    x = ask.normal(99, (7,), scale=10)
+    what = "jax.jit(pure_callback_doubler) on shape (7,)"
+    expect_callback_output(compiled_program(ask, x, what=what), x.astype(np.float64) * 2, what)
+
 
 def call_result(ask, expr, x, *, what, hint=CALL_HINT):
     """facts.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): the
