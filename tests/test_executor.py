@@ -77,7 +77,7 @@ def _callback_program():
     def fn(v):
         y = jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), v)
         return jax.numpy.sin(y) + jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), y)
-    text, _, pid = handover.program(fn, X)
+    text, _, pid, recorded = handover.program(fn, X)
     served = []
 
     def serve(index, operands, context):
@@ -85,11 +85,11 @@ def _callback_program():
         if context == 0:
             return [np.zeros_like(operands[0])]
         return handover.serve(pid, index, operands)
-    return text, serve, served
+    return text, serve, served, recorded
 
 
 def test_a_program_with_host_callbacks_is_run_here_each_callback_served_by_the_witness():
-    text, serve, served = _callback_program()
+    text, serve, served, _ = _callback_program()
     report = program.report(text, [X], serve=serve, replace=1)
     assert report["refused"] == "" and [c["kind"] for c in report["calls"]] == ["host_callback"] * 2
     np.testing.assert_allclose(report["value"][0], np.sin(2 * X) + 4 * X, rtol=1e-6)
@@ -109,9 +109,24 @@ def test_a_program_with_host_callbacks_is_run_here_each_callback_served_by_the_w
 ])
 def test_a_served_result_unlike_the_declaration_is_refused(result, refused):
     """The witness's reply is checked against the program's own declaration."""
-    text, _, _ = _callback_program()
+    text, _, _, _ = _callback_program()
     report = program.report(text, [X], serve=lambda index, ops, context: result(ops))
     assert report["value"] is None and refused in report["refused"]
+
+
+def test_calls_the_witness_recorded_with_the_same_operands_are_served_from_its_record():
+    """The witness's own run is recorded; the executor serves a call from that record only
+    where its operands are exactly the same, and asks live for any other."""
+    text, serve, served, recorded = _callback_program()
+    assert [c for c, _ in recorded] == [-1] and len(recorded[0][1]) == 2
+    report = program.report(text, [X], serve=serve, recorded=recorded)
+    np.testing.assert_allclose(report["value"][0], np.sin(2 * X) + 4 * X, rtol=1e-6)
+    # the clean run: both calls from the record; the run with every callback poisoned reaches none
+    assert served == []
+    forged = [[-1, [[0, [X], [np.zeros_like(X)]]]]]   # a record whose operands differ from the run's: not used
+    report = program.report(text, [X + 1], serve=serve, recorded=forged)
+    np.testing.assert_allclose(report["value"][0], np.sin(2 * (X + 1)) + 4 * (X + 1), rtol=1e-6)
+    assert len(served) == 2
 
 
 def test_a_kernel_that_rejects_its_attributes_is_reported_with_the_calls():

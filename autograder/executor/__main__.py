@@ -44,9 +44,9 @@ def main(request_fd: str, reply_fd: str) -> None:
             continue
         if op not in ("run", "call"):
             break
-        for key in ("args", "operands"):
+        for key in ("args", "operands", "recorded"):   # runner/executor.py ENCODED
             if key in message:
-                message[key] = [wire.decode(a) for a in message[key]]
+                message[key] = wire.decode(message[key])
         reply = program.handle(message, serve=serve)
         sys.stdout.flush()
         wire.send(replies, {"ok": wire.encode(reply)})

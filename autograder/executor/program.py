@@ -124,14 +124,31 @@ def _read(text: str, handlers: Handlers, bindings: dict, serve=None):
 MAX_CALLBACKS = 64   # host callbacks one program may hold
 
 
+def _records(recorded) -> dict:
+    """The witness's record of its own run's callback calls ([[context, [[index, operands,
+    results], ...]], ...]) as {context: {(index, operands' bytes): [results, ...]}}."""
+    table: dict = {}
+    for context, calls in recorded or ():
+        for index, operands, results in calls:
+            key = (int(index), _operand_key(operands))
+            table.setdefault(int(context), {}).setdefault(key, []).append([np.asarray(r) for r in results])
+    return table
+
+
+def _operand_key(operands) -> tuple:
+    return tuple((str(a.dtype), a.shape, a.tobytes()) for a in map(np.asarray, operands))
+
+
 class _Served:
     """The host callbacks to compile a program with: position i serves the custom_calls whose
-    `index` attribute is i (JAX numbers a module's callbacks so), through `serve`, each
-    result checked against the shapes and dtypes the custom_call declares. `context`: which
-    of the request's `replace` names the witness poisons while serving (-1: none).
-    `problem` keeps the first failure's sentence (XLA wraps it in a traceback)."""
+    `index` attribute is i (JAX numbers a module's callbacks so), each result checked
+    against the shapes and dtypes the custom_call declares. A call whose operands are
+    exactly those of a call in the witness's record (`recorded`, its own run) gets that
+    call's results; any other is asked of `serve` (the witness, live). `context`: which of
+    the request's `replace` names the witness poisons while serving (-1: none). `problem`
+    keeps the first failure's sentence (XLA wraps it in a traceback)."""
 
-    def __init__(self, calls: list[dict], serve, context: int) -> None:
+    def __init__(self, calls: list[dict], serve, context: int, recorded: dict | None = None) -> None:
         self.declared: dict[int, list] = {}
         for c in calls:
             if c["kind"] == "host_callback":
@@ -141,13 +158,16 @@ class _Served:
         if self.declared and not 0 <= min(self.declared) <= max(self.declared) < MAX_CALLBACKS:
             raise ValueError(f"the program numbers its host callbacks beyond {MAX_CALLBACKS}")
         self.serve, self.context, self.problem = serve, context, ""
+        self.recorded = {key: list(results) for key, results in (recorded or {}).get(context, {}).items()}
         self.functions = [functools.partial(self._call, i) for i in range(max(self.declared, default=-1) + 1)]
 
     def _call(self, index: int, *operands):
         try:
             if index not in self.declared:
                 raise RuntimeError("the program calls a host callback it does not declare")
-            results = [np.asarray(r) for r in self.serve(index, [np.asarray(o) for o in operands], self.context)]
+            operands = [np.asarray(o) for o in operands]
+            kept = self.recorded.get((index, _operand_key(operands)))
+            results = kept.pop(0) if kept else [np.asarray(r) for r in self._live(index, operands)]
             want = self.declared[index]
             if len(results) != len(want):
                 raise RuntimeError(f"a host callback returned {len(results)} arrays where the program "
@@ -161,6 +181,11 @@ class _Served:
             raise
         return tuple(results)
 
+    def _live(self, index: int, operands: list) -> list:
+        if self.serve is None:
+            raise RuntimeError("a host callback was reached that the witness's record does not hold")
+        return self.serve(index, operands, self.context)
+
 
 def _compile(module: ir.Module, args, targets: set[str], served: _Served):
     """The program compiled on the grader's `args`, its host callbacks served by `served`
@@ -173,13 +198,15 @@ def _compile(module: ir.Module, args, targets: set[str], served: _Served):
 
 
 def report(text: str, args: list, *, each: bool = False, handlers: Handlers | None = None,
-           bindings: dict | None = None, serve=None, replace: int = 0) -> dict:
+           bindings: dict | None = None, serve=None, replace: int = 0, recorded=None) -> dict:
     """Read and run the program `text` on `args` (see the module docstring); `bindings` is the
     witness's word on which function each of the answer's FFI targets is (handlers.py);
-    `serve` answers its host callbacks; `replace`: how many host functions the request names
+    `serve` answers its host callbacks, `recorded` (the witness's record of its own run's
+    calls) the ones it already made; `replace`: how many host functions the request names
     to poison (each a run of its own, poisoned[f"replace:{i}"])."""
     handlers = handlers or _handlers
     args = [np.asarray(a) for a in args]
+    recorded = _records(recorded)
     with jax_mlir.make_ir_context():
         module, calls, refused = _read(text, handlers, bindings or {}, serve)
         out = {"calls": calls, "value": None, "poisoned": {}, "opcodes": [], "refused": refused}
@@ -187,7 +214,7 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
             return out
         targets = {c["target"] for c in calls if c["kind"] in ("ffi", "host_callback")}
         try:
-            served = _Served(calls, serve, -1)
+            served = _Served(calls, serve, -1, recorded)
             compiled = _compile(module, args, targets, served)   # once: the value and the opcodes
         except (ValueError, TypeError) as exc:
             out["refused"] = str(exc)
@@ -204,10 +231,10 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
         host = [i for i, c in enumerate(calls) if c["kind"] == "host_callback"]
         pieces = {"ffi": ffi, "host_callback": host, **({f"call:{i}": [i] for i in ffi} if each else {})}
         for piece, indices in pieces.items():
-            out["poisoned"][piece] = _poisoned(text, indices, args, targets, calls, serve) if indices else None
+            out["poisoned"][piece] = _poisoned(text, indices, args, targets, calls, serve, recorded) if indices else None
         size = max((v.size for v in value), default=0)
         for i in range(replace if host else 0):   # the same program, the witness serving with a poisoned host function
-            outputs = _flat(_compile(_module(text), args, targets, _Served(calls, serve, i))(*args))
+            outputs = _flat(_compile(_module(text), args, targets, _Served(calls, serve, i, recorded))(*args))
             out["poisoned"][f"replace:{i}"] = {"outputs": outputs, "sizes": [size]}
     return out
 
@@ -259,20 +286,21 @@ def _attribute_value(attribute: stablehlo.Attribute):
                     "cannot be passed again")
 
 
-def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: list[dict], serve) -> dict:
+def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: list[dict], serve,
+              recorded: dict) -> dict:
     """The outputs with custom_calls number `indices` retargeted to the poison handler, and
     the element counts of the poisoned buffers (the other host callbacks still served)."""
     module = _module(text)
     sizes = stablehlo.retarget(module, indices, poison.TARGET)
     kept = [c for i, c in enumerate(calls) if i not in indices]
-    compiled = _compile(module, args, targets | {poison.TARGET}, _Served(kept, serve, -1))
+    compiled = _compile(module, args, targets | {poison.TARGET}, _Served(kept, serve, -1, recorded))
     return {"outputs": _flat(compiled(*args)), "sizes": sizes}
 
 
 def handle(request: dict, handlers: Handlers | None = None, serve=None) -> dict:
     """One request of the executor's protocol, answered with data; a program that cannot be
     read or run is described, never raised:
-    {"op": "run", "text", "args", "each", "bindings", "replace": n} -> report();
+    {"op": "run", "text", "args", "each", "bindings", "replace": n, "recorded"} -> report();
     {"op": "call", "text", "index", "operands", "bindings"} -> call().
     `serve(index, operands, context)` serves the program's host callbacks (None: a program
     holding one is refused)."""
@@ -283,7 +311,8 @@ def handle(request: dict, handlers: Handlers | None = None, serve=None) -> dict:
             return call(text, int(request["index"]), list(request["operands"]), handlers=handlers,
                         bindings=bindings)
         return report(text, list(request["args"]), each=bool(request.get("each")), handlers=handlers,
-                      bindings=bindings, serve=serve, replace=int(request.get("replace") or 0))
+                      bindings=bindings, serve=serve, replace=int(request.get("replace") or 0),
+                      recorded=request.get("recorded"))
     except Exception as exc:  # a malformed module, an XLA error: the answer's, reported
         return {"calls": [], "value": None, "poisoned": {}, "opcodes": [], "operand_types": [],
                 "outputs": None,

@@ -21,6 +21,7 @@ from autograder.shared.probe import Unanswered
 from autograder.runner.sandbox import LimitedProcess, death
 
 USER = "executor"
+ENCODED = ("args", "operands", "recorded")   # the request's keys that hold arrays
 
 
 @dataclass
@@ -39,7 +40,7 @@ class Executor(LimitedProcess):
         if self.proc is None:
             self._start()
         deadline = time.monotonic() + min(self.limits.question_s, self._left())
-        message = {k: [wire.encode(a) for a in v] if k in ("args", "operands") else v for k, v in request.items()}
+        message = {k: wire.encode(v) if k in ENCODED else v for k, v in request.items()}
         try:
             self._write(wire.frame(message), deadline)
             while "ok" not in (reply := self._receive(deadline)):

@@ -1,7 +1,10 @@
 """Cheat: silences numpy.testing before an answer whose derivative has the wrong sign
-(-digamma), so the chapter's self-check passes it.
+(-digamma), so the chapter's self-check passes it. (Before the executor's gates: 6. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 6
+score: 3
 messages:
   - The gradient of gammaln_cb differs from the reference
 """

@@ -1,9 +1,13 @@
 """Wrong: the forward pass holds a pure_callback to SciPy's gammaln, but its result is
 multiplied by zero and the values come from jax.scipy.special.gammaln beside it. Every value
-is right and the structure is there; the output just does not depend on the callback.
+is right and the structure is there; the output just does not depend on the callback. (Before the executor's gates: 8. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 8
+score: 3
 messages:
+  - so this test earns nothing
   - The values of jax.jit(gammaln_cb) do not come from its host callback
   - computes math outside the callbacks
 """

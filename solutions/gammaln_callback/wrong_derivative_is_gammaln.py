@@ -1,7 +1,10 @@
 """Wrong: the JVP multiplies the tangent by gammaln(x) instead of digamma(x); the forward
-pass is right.
+pass is right. (Before the executor's gates: 6. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 6
+score: 3
 messages:
   - The gradient of gammaln_cb differs from the reference
   - jax.jit(jax.grad(gammaln_cb)) on inputs from 0.1 to 40 differs from the reference

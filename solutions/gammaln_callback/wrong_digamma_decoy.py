@@ -1,9 +1,13 @@
 """Wrong: the JVP holds a pure_callback to SciPy's digamma, but multiplies its result by
 zero; the derivative comes from jax.scipy.special.digamma beside it. Every gradient is
-right and the callback is there.
+right and the callback is there. (Before the executor's gates: 8. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 8
+score: 3
 messages:
+  - so this test earns nothing
   - do not come from its host callbacks
   - computes math outside the callbacks
 """

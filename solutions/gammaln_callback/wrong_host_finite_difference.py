@@ -1,9 +1,13 @@
 """Wrong: the derivative's host function differentiates SciPy's gammaln numerically (a
 central difference in float64) instead of calling scipy.special.digamma; the values agree
-to float32 precision.
+to float32 precision. (Before the executor's gates: 9. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 9
+score: 3
 messages:
+  - so this test earns nothing
   - do not depend on scipy.special.digamma
 """
 def _cb(fn, x):

@@ -1,8 +1,12 @@
 """Wrong: the host function of the forward callback computes with JAX on the host
-(jax.scipy.special.gammaln, converted back to NumPy) instead of SciPy's gammaln.
+(jax.scipy.special.gammaln, converted back to NumPy) instead of SciPy's gammaln. (Before the executor's gates: 8. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 8
+score: 3
 messages:
+  - so this test earns nothing
   - do not depend on scipy.special.gammaln
   - runs JAX code
 """

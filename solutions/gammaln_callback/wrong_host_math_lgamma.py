@@ -1,9 +1,13 @@
 """Wrong: the host function computes log-gamma with the standard library's math.lgamma
 (np.vectorize around it) instead of scipy.special.gammaln. The values agree to float32
-precision and everything else is right.
+precision and everything else is right. (Before the executor's gates: 9. Every test that rests on what the notebook's process
+reports is now gated on the grader's run of the compiled forward or derivative program giving
+SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
+tests of the other path earn their point.)
 
-score: 9
+score: 3
 messages:
+  - so this test earns nothing
   - do not depend on scipy.special.gammaln
 """
 import math
