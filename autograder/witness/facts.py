@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -167,14 +168,17 @@ def call_result(value) -> dict:
             "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
 
 
-_IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
+_IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open", "_ih", "_oh", "_dh", "_exit_code"})
+# What IPython binds for each cell it runs (_, __, ___, _i, _ii, _iii, _i3, _3), and dunders.
+_IPYTHON_HISTORY = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|__\w+__")
 
 
 def _state(namespace: dict, host) -> dict:
-    """A deep fingerprint (autograder.witness.hostcall) of every notebook global and of the host
-    function itself (its attributes, closure and defaults), by name."""
+    """A deep fingerprint (autograder.witness.hostcall) of every notebook global (private
+    ones such as `_CACHE` too; IPython's own names aside) and of the host function itself
+    (its attributes, closure and defaults), by name."""
     roots = {n: v for n, v in list(namespace.items())
-             if not n.startswith("_") and n not in _IPYTHON_NAMES}
+             if n not in _IPYTHON_NAMES and not _IPYTHON_HISTORY.fullmatch(n)}
     roots["(the host function)"] = host.student
     return {name: hostcall.fingerprint(value) for name, value in roots.items()}
 

@@ -18,6 +18,7 @@ runs) and returns plain data; the verdict is the grader's (autograder/shared/che
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import functools
@@ -25,7 +26,7 @@ import os
 import types
 from collections.abc import Callable
 from copy import copy as _copy
-from gc import get_referrers  # bound at import, before any student code (see hostcall.py)
+from gc import get_referents, get_referrers  # bound at import, before any student code (see hostcall.py)
 
 import jax
 import numpy as np
@@ -152,65 +153,217 @@ def _retargeted(lowered, indices: set[int]):
 
 
 def _poison_function(*args, **kwargs):
-    """Stands in for a host library function (scipy.special.gammaln, ...): poison values
-    shaped and typed like its first argument."""
+    """Stands in for a host library function that is not a ufunc: poison values shaped and
+    typed like its first argument."""
     first = np.asarray(args[0]) if args else np.zeros(())
     dtype = first.dtype if first.dtype.kind == "f" else np.float64
     return poison.values(first.size).reshape(first.shape).astype(dtype)
 
 
+def _overwritten(result, where=True):
+    """`result` (what a ufunc call returned: an array, which is `out` when one was given, a
+    NumPy scalar, or a tuple of them) with every element the call produced replaced by
+    poison values, cast as NumPy casts into it; elements `where` leaves out keep theirs."""
+    if isinstance(result, tuple):
+        return tuple(_overwritten(r, where) for r in result)
+    if isinstance(result, np.ndarray):
+        np.copyto(result, poison.values(result.size).reshape(result.shape), casting="unsafe", where=where)
+        return result
+    if isinstance(result, np.generic) and np.all(where):
+        return result.dtype.type(poison.values(1)[0])
+    return result
+
+
+class PoisonUfunc:
+    """Stands in for a NumPy ufunc (scipy.special.gammaln, digamma) while the grader proves
+    that values depend on it. Every call first runs the real ufunc with the same arguments,
+    so dtypes, casting, broadcasting, `out=` (positional, array or tuple), `where=` and the
+    errors are exactly the original's; then every output element the call produced (in the
+    returned array, which is `out` when one was given) becomes a poison value. Attributes
+    (nin, nout, types, __name__, ...) are the original's."""
+    __slots__ = ("_real",)
+
+    def __init__(self, real: np.ufunc):
+        object.__setattr__(self, "_real", real)
+
+    def __call__(self, *args, **kwargs):
+        return _overwritten(self._real(*args, **kwargs), kwargs.get("where", True))
+
+    def outer(self, *args, **kwargs):
+        return _overwritten(self._real.outer(*args, **kwargs), kwargs.get("where", True))
+
+    # reduce's `where` selects inputs, not outputs: every output element comes from the call
+    def reduce(self, *args, **kwargs):
+        return _overwritten(self._real.reduce(*args, **kwargs))
+
+    def accumulate(self, *args, **kwargs):
+        return _overwritten(self._real.accumulate(*args, **kwargs))
+
+    def reduceat(self, *args, **kwargs):
+        return _overwritten(self._real.reduceat(*args, **kwargs))
+
+    def at(self, a, indices, *b):
+        """In place, as ufunc.at: the elements at `indices` are the call's output."""
+        self._real.at(a, indices, *b)
+        chosen = np.asarray(a[indices])
+        a[indices] = poison.values(chosen.size).reshape(chosen.shape)
+
+    def __getattr__(self, name):   # nin, nout, types, identity, signature, __name__, __doc__...
+        if name == "_real":   # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self._real, name)
+
+    def __repr__(self):
+        return repr(self._real)
+
+
+def poison_for(original):
+    """What stands in for `original` while it is poisoned."""
+    return PoisonUfunc(original) if isinstance(original, np.ufunc) else _poison_function
+
+
 @contextlib.contextmanager
 def replaced(original, replacement):
     """Replace `original` by `replacement` wherever it is referenced (module and notebook
-    globals, containers, closure cells, default arguments, a functools.partial's function
-    and arguments, object attributes and slots; np.vectorize's cached ufunc is dropped),
-    found by object with gc.get_referrers, and put it back afterwards."""
-    keep = (original,)   # a tuple: nothing below rewrites it, whatever else holds `original`
+    globals, containers at any depth, closure cells, default arguments, a functools.partial's
+    function and arguments, object and class attributes, slots; np.vectorize's cached ufunc
+    is dropped), found by object with gc.get_referrers, and put it back afterwards. A tuple
+    or frozenset holding it is rebuilt with the replacement and itself replaced, up to the
+    mutable owner that holds it (a notebook global `FNS = (sps.gammaln, sps.digamma)`)."""
+    if replacement is _poison_function:   # the generic poison named for a ufunc: the ufunc's own
+        replacement = poison_for(original)
+    keep = (original, replacement)   # neither this tuple nor the replacement is rewritten
     del original
-    undo: list[Callable[[], None]] = []
-    for ref in get_referrers(keep[0]):  # np.vectorize caches a ufunc made from its function
-        for owner in get_referrers(ref) if isinstance(ref, dict) else [ref]:
-            if isinstance(owner, np.vectorize) and vars(owner).get("pyfunc") is keep[0]:
-                undo.append(functools.partial(setattr, owner, "_ufunc", owner._ufunc))
-                owner._ufunc = {}
-    for ref in get_referrers(keep[0]):
-        if ref is keep:
-            continue
-        if isinstance(ref, dict):
-            for key, value in list(ref.items()):
-                if value is keep[0]:
-                    ref[key] = replacement
-                    undo.append(functools.partial(ref.__setitem__, key, keep[0]))
-        elif isinstance(ref, list):
-            for i, value in enumerate(ref):
-                if value is keep[0]:
-                    ref[i] = replacement
-                    undo.append(functools.partial(ref.__setitem__, i, keep[0]))
-        elif isinstance(ref, types.CellType):
-            ref.cell_contents = replacement
-            undo.append(functools.partial(setattr, ref, "cell_contents", keep[0]))
-        elif isinstance(ref, functools.partial) and ref.func is keep[0]:
-            state = ref.__reduce__()[2]
-            ref.__setstate__((replacement, *state[1:]))
-            undo.append(functools.partial(ref.__setstate__, state))
-        elif isinstance(ref, tuple):
-            for owner in get_referrers(ref):
-                for attr in ("__defaults__", "__kwdefaults__"):
-                    if isinstance(owner, types.FunctionType) and getattr(owner, attr) is ref:
-                        setattr(owner, attr, tuple(replacement if v is keep[0] else v for v in ref))
-                        undo.append(functools.partial(setattr, owner, attr, ref))
-                if isinstance(owner, functools.partial) and owner.args is ref:
-                    state = owner.__reduce__()[2]
-                    args = tuple(replacement if v is keep[0] else v for v in state[1])
-                    owner.__setstate__((state[0], args, *state[2:]))
-                    undo.append(functools.partial(owner.__setstate__, state))
-        elif not isinstance(ref, (types.ModuleType, types.FrameType, type)):
-            _replace_attributes(ref, keep[0], replacement, undo)
+    swap = _Swap(keep, replacement)
+    refs = get_referrers(keep[0])   # one scan of every object serves both steps (each costs ~20 ms)
+    _drop_vectorize_caches(keep[0], refs, swap.undo)
+    swap.substitute(keep[0], keep[1], refs=refs)
+    del refs
     try:
         yield
     finally:
-        for step in reversed(undo):
+        for step in reversed(swap.undo):
             step()
+
+
+def _drop_vectorize_caches(original, refs: list, undo: list) -> None:
+    """np.vectorize caches a ufunc made from its function: drop it while `original` (whose
+    referrers are `refs`) is replaced."""
+    dicts = [r for r in refs if isinstance(r, dict)]
+    owners = [r for r in refs if not isinstance(r, dict)] + (get_referrers(*dicts) if dicts else [])
+    for owner in owners:
+        if isinstance(owner, np.vectorize) and vars(owner).get("pyfunc") is original:
+            undo.append(functools.partial(setattr, owner, "_ufunc", owner._ufunc))
+            owner._ufunc = {}
+
+
+_TUPLE_DEPTH = 16   # tuples nested in tuples rebuilt, at most
+
+
+class _Swap:
+    """One replacement in progress: what to undo, and the objects of its own bookkeeping
+    (the referrer lists it holds, which hold what is being replaced) that it must not touch."""
+
+    def __init__(self, keep: tuple, replacement):
+        self.undo: list[Callable[[], None]] = []
+        self.held: list[list] = []   # referrer lists, alive so that their ids stay theirs
+        self.skip = {id(keep), id(replacement), id(self.undo), id(self.held)}
+        self.done: set[int] = set()
+        self.replacement = replacement
+
+    def substitute(self, old, new, depth: int = 0, refs: list | None = None) -> None:
+        """Put `new` wherever `old` (whose referrers are `refs`, when known) is referenced.
+        (No closure here may hold `old`: its cell would be a referrer, and rewriting it
+        would rebind `old` itself.)"""
+        if id(old) in self.done:
+            return
+        self.done.add(id(old))
+        refs = get_referrers(old) if refs is None else refs
+        self.held.append(refs)
+        self.skip.add(id(refs))
+        for ref in refs:
+            if id(ref) in self.skip or isinstance(ref, (types.ModuleType, types.FrameType)):
+                continue
+            if isinstance(ref, dict):
+                self._in_dict(ref, old, new)
+            elif isinstance(ref, (list, collections.deque)):
+                for i, value in enumerate(ref):
+                    if value is old:
+                        ref[i] = new
+                        self.undo.append(functools.partial(ref.__setitem__, i, old))
+            elif isinstance(ref, set):
+                if _holds(ref, old):
+                    _swap_member(ref, old, new)
+                    self.undo.append(functools.partial(_swap_member, ref, new, old))
+            elif isinstance(ref, types.CellType):
+                ref.cell_contents = new
+                self.undo.append(functools.partial(setattr, ref, "cell_contents", old))
+            elif isinstance(ref, functools.partial):
+                self._in_partial(ref, old, new)
+            elif isinstance(ref, (tuple, frozenset)):
+                if _holds(ref, self.replacement):   # our own call's arguments (the context manager's)
+                    continue
+                rebuilt = _rebuilt(ref, old, new) if depth < _TUPLE_DEPTH else None
+                if rebuilt is not None:
+                    self.substitute(ref, rebuilt, depth + 1)
+            elif isinstance(ref, types.FunctionType):
+                for attr in ("__defaults__", "__kwdefaults__"):
+                    if getattr(ref, attr) is old:
+                        setattr(ref, attr, new)
+                        self.undo.append(functools.partial(setattr, ref, attr, old))
+            elif not isinstance(ref, type):
+                _replace_attributes(ref, old, new, self.undo)
+
+    def _in_dict(self, d: dict, old, new) -> None:
+        keys = [key for key, value in list(d.items()) if value is old]
+        if not keys:
+            return
+        owner = _class_of_namespace(d) if "__module__" in d else None   # every class's namespace has one
+        for key in keys:
+            if owner is not None:   # setattr, so that the class's attribute cache sees it
+                setattr(owner, key, new)
+                self.undo.append(functools.partial(setattr, owner, key, old))
+            else:
+                d[key] = new
+                self.undo.append(functools.partial(d.__setitem__, key, old))
+
+    def _in_partial(self, ref: functools.partial, old, new) -> None:
+        func, args, keywords, *rest = ref.__reduce__()[2]
+        if func is not old and args is not old:
+            return   # its keywords are a dict: rewritten as one
+        ref.__setstate__((new if func is old else func, new if args is old else args, keywords, *rest))
+        self.undo.append(functools.partial(ref.__setstate__, (func, args, keywords, *rest)))
+
+
+def _holds(members, value) -> bool:
+    return any(v is value for v in members)
+
+
+def _swap_member(members: set, out, back) -> None:
+    members.discard(out)
+    members.add(back)
+
+
+def _rebuilt(container, old, new):
+    """A copy of a tuple (a namedtuple too) or frozenset with `new` in place of `old`; None
+    for a tuple type that cannot be rebuilt from its items."""
+    items = [new if v is old else v for v in container]
+    if isinstance(container, frozenset):
+        return frozenset(items)
+    if type(container) is tuple:
+        return tuple(items)
+    if hasattr(type(container), "_make"):
+        return type(container)._make(items)
+    return None
+
+
+def _class_of_namespace(d: dict):
+    """The class whose __dict__ is `d`, if any (a class's namespace must be changed through
+    the class, or its attribute cache keeps the old value)."""
+    for owner in get_referrers(d):
+        if isinstance(owner, type) and any(r is d for r in get_referents(owner.__dict__)):
+            return owner
+    return None
 
 
 def _replace_attributes(owner, original, replacement, undo: list) -> None:
@@ -271,7 +424,8 @@ def poison_replaced(report: dict, run: Callable, args: tuple, replace: tuple[str
     the function itself."""
     size = max((a.size for a in report["value"]), default=0)
     for dotted in replace:
-        with replaced(_resolve(dotted), _poison_function):
+        original = _resolve(dotted)
+        with replaced(original, poison_for(original)):
             report["poisoned"][dotted] = {"outputs": _flat(jax.block_until_ready(run(*args))),
                                           "sizes": [size]}
 
