@@ -59,6 +59,6 @@ def test_a_protocol_takeover_earns_what_its_real_code_earns():
         (honest,) = [a for a in catalogue.answers(assignment) if a.name == real]
         assert attacks[attack].assignment == assignment
         assert attacks[attack].score == honest.score + WITNESS_ONLY_GAIN.get(attack, 0), attack
-    ways = {"match class pattern": "case type(", "/proc/self/fd": "/proc/self/fd", "sys.argv": "sys.argv"}
+    ways = {"match class pattern": "case type(", "/proc/self/cmdline": "/proc/self/cmdline", "sys.argv": "sys.argv"}
     used = {way for way, mark in ways.items() if any(mark in a.path.read_text() for a in attacks.values())}
     assert used == set(ways)

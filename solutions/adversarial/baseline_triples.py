@@ -1,8 +1,9 @@
-"""Control, not an attack: the wrong answer (triples instead of doubling) that the attacks
-below dress up. Every attack built on it must get exactly this score.
+"""Control, not an attack: a wrong answer (triples instead of doubling). Every attack built
+on it must get exactly this score. (7 before every test was gated on the grader's own run
+of the compiled program: that run is not x doubled, so nothing is earned.)
 
 assignment: pure_callback_doubler
-score: 7
+score: 0
 messages:
   - differs from the reference
 """

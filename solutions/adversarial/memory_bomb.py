@@ -1,8 +1,12 @@
 """A host function that allocates without end each time it runs: the tests that run it
-fail, the structural tests still pass, and the next test starts a fresh process.
+fail, and the next test starts a fresh process. (3 before every test was gated on the
+grader's own run of the compiled program, whose host callback runs this function too: now
+no test passes, and every one still gets its sentence.)
 
 assignment: pure_callback_doubler
-score: 3
+score: 0
+messages:
+  - raised MemoryError
 """
 def host_double(arr):
     hog = []

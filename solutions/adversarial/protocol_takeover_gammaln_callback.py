@@ -1,5 +1,6 @@
-"""Protocol takeover through /proc/self/fd (the witness's pipes opened again by path, their
-numbers found among the process's descriptors): after the program of wrong_jax_digamma
+"""Protocol takeover through /proc/self/cmdline and the builtin open() of a descriptor number
+(no os, no sys: reopening /proc/self/fd/N by path is refused, the pipes are root's): after
+the program of wrong_jax_digamma
 (SciPy's gammaln through a callback, the derivative from jax.scipy's digamma), a cell
 answers every question the student's process is asked (eager values, jaxpr equations,
 the host functions called directly, poisoned eager runs) from an honest gammaln_cb it
@@ -10,9 +11,9 @@ earns.
 
 assignment: gammaln_callback
 base: wrong_jax_digamma
-score: 5
+score: 3
 messages:
-  - do not depend on scipy.special.digamma
+  - so this test earns nothing
 """
 def _honest_cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
@@ -36,7 +37,7 @@ def _pipes():
         args = f.read().split(b"\0")[:-1]
     if not args or not any(a.endswith(b"autograder.witness") for a in args):
         return None
-    return open(f"/proc/self/fd/{int(args[-2])}", "rb"), open(f"/proc/self/fd/{int(args[-1])}", "wb")
+    return open(int(args[-2]), "rb", closefd=False), open(int(args[-1]), "wb", closefd=False)
 
 
 pipes = _pipes()
