@@ -11,6 +11,8 @@ computes.
 assignment: pure_callback_doubler
 base: wrong_impure_print
 score: 10
+absent:
+  - of your notebook raised
 """
 import os
 import sys

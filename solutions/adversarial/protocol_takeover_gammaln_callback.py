@@ -14,6 +14,8 @@ base: wrong_jax_digamma
 score: 3
 messages:
   - so this test earns nothing
+absent:
+  - of your notebook raised
 """
 def _honest_cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

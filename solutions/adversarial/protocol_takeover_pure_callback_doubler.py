@@ -1,5 +1,5 @@
 """Protocol takeover, reaching os without importing it (a `match` class pattern reads
-`__init__` and `__globals__` by name): after the program of
+`__init__` and `__globals__` by name, and os's own globals hold sys): after the program of
 wrong_callback_times_zero_plus_jnp (a genuine pure_callback multiplied by zero beside
 2 * x in jnp), a cell takes over the witness's pipes and answers every question the
 student's process is asked about (eager values, jaxpr callback equations, the host function
@@ -14,6 +14,8 @@ base: wrong_callback_times_zero_plus_jnp
 score: 0
 messages:
   - does not take its result from the pure_callback
+absent:
+  - of your notebook raised
 """
 def _honest_host(arr):
     return np.asarray(arr) * 2
@@ -27,8 +29,8 @@ def _module_os():
     """os, from the globals of a function defined in it, found by a class pattern."""
     for cls in object.__subclasses__():
         match cls:
-            case type(__name__="_wrap_close", __init__=object(__globals__={"os": found})):
-                return found
+            case type(__name__="_wrap_close", __init__=object(__globals__={"sys": found})):
+                return found.modules["os"]
 
 
 os_ = _module_os()
