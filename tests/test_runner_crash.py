@@ -11,7 +11,8 @@ import zipfile
 from pathlib import Path
 
 import nbformat
-import pytest
+import otter  # noqa: F401  (whole, first: the runner's otter_classes would register it without its __init__,
+import pytest  # and tests collected after this one use otter.Notebook)
 
 from autograder.runner import __main__ as runner
 from autograder.shared import config as settings
