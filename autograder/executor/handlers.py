@@ -1,8 +1,9 @@
 """Which C++ function runs each FFI target of a program in the executor.
 
 The executor holds only handlers the grader chose:
-- the course's kernels (kernels.rms_norm: rms_norm, rms_norm_fwd, rms_norm_bwd) and the
-  grader's poison, registered before the first program;
+- the course's kernels (kernels.rms_norm: rms_norm, rms_norm_fwd, rms_norm_bwd;
+  kernels.reduce_sum: __grader_reduce_sum__, what reduce_sum_rules' primitive lowers to
+  while it is graded) and the grader's poison, registered before the first program;
 - for an assignment whose answer writes C++ (silu_ffi: the testkit's ANSWER_CPP), every C++
   source the notebook wrote, wherever and however it compiled it, compiled here by the
   grader each into its own library (autograder/executor/cpp.py), never the library the
@@ -47,11 +48,12 @@ class Handlers:
         """Register the course's kernels and the poison handler (once); their target names."""
         if not self._course:
             import kernels
-            from kernels import rms_norm  # registers rms_norm, rms_norm_fwd, rms_norm_bwd
+            from kernels import reduce_sum, rms_norm  # register their targets (TARGETS)
             from kernels.build import load_and_register
             load_and_register(os.path.join(os.path.dirname(kernels.__file__), "poison.cc"),
                               {poison.TARGET: poison.SYMBOL})
-            self._course = {t: address_of(rms_norm.library.cdll, s) for t, s in rms_norm.TARGETS.items()}
+            self._course = {t: address_of(m.library.cdll, s) for m in (rms_norm, reduce_sum)
+                            for t, s in m.TARGETS.items()}
         return set(self._course)
 
     def answer_cpp(self, sources: dict, headers: dict | None = None, skipped: list | None = None) -> None:

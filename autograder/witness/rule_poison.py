@@ -3,6 +3,11 @@ depends on each rule registered for it (the JVP, transpose or batching rule, or 
 primitive's own impl and lowering swapped in JAX's tables for a weighted poison for one
 evaluation). Runs where the student's code runs; exposed to the tests' questions as
 facts.primitive_state and facts.rule_dependence.
+
+From every test's first question on (`primitive_state(..., lower_to_kernel=True)`), the
+primitive lowers to the grader's kernel (kernels/reduce_sum.py, `lower_to_grader_kernel`):
+every place an answer binds it is then a custom_call to __grader_reduce_sum__ in the
+compiled program, with the axes it sums, which the executor reads and poisons.
 """
 from __future__ import annotations
 
@@ -11,15 +16,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-def primitive_state(primitive, example, axis: tuple) -> dict:
+
+def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = False) -> dict:
     """What `primitive` is, as data: {"type": its class ("module.QualName"), "plain": whether
     that class is jax.extend.core.Primitive itself (not a subclass), "attributes":
     the sorted names in its instance __dict__ (Primitive(name), def_impl and
     def_abstract_eval set exactly "abstract_eval", "impl" and "name"; anything else, such
     as bind or bind_with_trace, is an instance-level override), "name", and what its own
     pieces compute on `example` summed over `axis`: "impl" (its impl called directly),
-    "lowering" (jax.jit of Primitive.bind, which runs the lowering), "abstract_eval"
-    ({"shape", "dtype", "effects"}); each an "Error: message" string if it raised}."""
+    "lowering" (jax.jit of Primitive.bind, which runs the lowering the notebook registered,
+    not the grader's), "abstract_eval" ({"shape", "dtype", "effects"}); each an
+    "Error: message" string if it raised}. With `lower_to_kernel`, the primitive then
+    lowers to the grader's kernel (`lower_to_grader_kernel` below)."""
     import jax
     import jax.numpy as jnp
     from jax.extend.core import Primitive
@@ -32,21 +40,85 @@ def primitive_state(primitive, example, axis: tuple) -> dict:
     if not isinstance(primitive, Primitive):
         return state
     x = jnp.asarray(example)
+
+    def lowered():
+        with _notebook_lowering(primitive):
+            return np.asarray(jax.jit(lambda v: Primitive.bind(primitive, v, axis=axis))(x))
+
     for key, run in (("impl", lambda: np.asarray(primitive.impl(x, axis=axis))),
-                     ("lowering", lambda: np.asarray(
-                         jax.jit(lambda v: Primitive.bind(primitive, v, axis=axis))(x))),
+                     ("lowering", lowered),
                      ("abstract_eval", lambda: _aval_data(
                          primitive.abstract_eval(jax.typeof(x), axis=axis)))):
         try:
             state[key] = run()
         except BaseException as exc:  # student code may raise anything
             state[key] = describe(exc)
+    if lower_to_kernel:
+        lower_to_grader_kernel(primitive)
     return state
 
 
 def _aval_data(result) -> dict:
     aval, effects = result if isinstance(result, tuple) else (result, ())
     return {"shape": [int(d) for d in aval.shape], "dtype": str(aval.dtype), "effects": len(effects)}
+
+
+# ------------------------------------------------------------ the grader's kernel ----------
+# The CPU lowering table's entry for each primitive before the grader's kernel took it
+# (None: it had none there, so the generic lowering applied), and the grader's entry.
+_before_kernel: dict = {}
+_kernel_entries: dict = {}
+
+
+def lower_to_grader_kernel(primitive) -> None:
+    """Make the grader's kernel (kernels/reduce_sum.py, __grader_reduce_sum__) the CPU
+    lowering of `primitive`, whatever lowering the notebook registered (again if it
+    registered another since). The given cell must run unchanged, so its lowering is only
+    measured (primitive_state) and kept for dtypes the kernel does not sum; everything the
+    tests compile binds the primitive as a custom_call, whose `axis` attribute is its axes."""
+    import jax
+    from jax._src.interpreters import mlir
+
+    from kernels import reduce_sum
+    cpu = mlir._platform_specific_lowerings["cpu"]
+    if primitive in _kernel_entries and cpu.get(primitive) is _kernel_entries[primitive]:
+        return
+    before = cpu.get(primitive)
+    notebook = before or mlir._lowerings.get(primitive)
+
+    def rule(ctx, x, **params):
+        if notebook is None or ctx.avals_in[0].dtype in reduce_sum.DTYPES:
+            return reduce_sum.lowering(ctx, x, **params)
+        return notebook.rule(ctx, x, **params)
+
+    mlir.register_lowering(primitive, rule, platform="cpu")
+    _before_kernel[primitive], _kernel_entries[primitive] = before, cpu[primitive]
+    jax.clear_caches()   # a program compiled with the notebook's lowering would hide the kernel
+
+
+@contextlib.contextmanager
+def _notebook_lowering(primitive):
+    """The notebook's own CPU lowering of `primitive` while the block runs, when the grader's
+    kernel has taken it; the kernel's again afterwards, whatever happens."""
+    import jax
+    from jax._src.interpreters import mlir
+
+    cpu = mlir._platform_specific_lowerings["cpu"]
+    ours = _kernel_entries.get(primitive)
+    if ours is None or cpu.get(primitive) is not ours:
+        yield
+        return
+    before = _before_kernel[primitive]
+    try:
+        if before is None:
+            cpu.pop(primitive, None)
+        else:
+            cpu[primitive] = before
+        jax.clear_caches()
+        yield
+    finally:
+        cpu[primitive] = ours
+        jax.clear_caches()
 
 
 def _weights(shape, dtype):

@@ -1,23 +1,28 @@
-"""Protocol takeover: custom_reduce_sum redefined with jnp.sum, and a cell that takes over the
-witness's pipes (their numbers are in its sys.argv) to answer every grading question itself,
-where the guard never runs (here with evaluate's own answers; a forger would rewrite the
-poisoned runs and jaxpr facts, as protocol_takeover_ffi_lowering.py does for its program).
-Before the readable subset such a cell could answer every question as it liked. Now the
-runner reads the notebook before running it: importing sys and os is outside the subset,
-so the notebook is not run and every test fails with that reason.
+"""Protocol takeover on top of a batching rule that sums with jnp.sum (base:
+wrong_batch_with_jnp_sum, 7 points): a cell that takes over the witness's pipes (their
+numbers are in its sys.argv) and answers every question itself, where the guard never runs,
+each with the witness's own code but with a correct batching rule put in JAX's table first,
+so the rule poisons, the eager values and the tables all look like a correct answer's;
+only the programs it hands over (handover.program) are lowered with the cell's real rule.
+Before the grader ran those programs itself, such a cell earned 10/10. Now every test
+also grades its program in the executor, where custom_reduce_sum_p is a custom_call to the
+grader's kernel: the vmapped sums do not come from it, so the three tests that vmap are
+lost, exactly as the same code without the takeover loses them (7).
 
 assignment: reduce_sum_rules
-score: 0
+base: wrong_batch_with_jnp_sum
+score: 7
 messages:
-  - your notebook uses code this task's answers may not use (cell
-  - it imports os
+  - In the grader's run of the compiled program of jax.vmap of custom_reduce_sum, the values do not come from custom_reduce_sum_p
+  - the batching rule must bind custom_reduce_sum_p on the batched operand, not compute the sum another way
 """
 import os
 import sys
 
 
-def custom_reduce_sum(x, axis):
-    return jnp.sum(x, axis=axis)
+def _correct_batch(args, dims, *, axis):
+    (x,), (bd,) = args, dims
+    return custom_reduce_sum_p.bind(jnp.moveaxis(x, bd, 0), axis=tuple(a + 1 for a in axis)), 0
 
 
 if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__main__.py")):
@@ -30,4 +35,6 @@ if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__ma
         message = wire.receive(requests.read, None)
         if message.get("op") != "eval":
             os._exit(0)
-        wire.send(replies, evaluate(globals(), message["expr"], message.get("inputs", {})))
+        expr = message["expr"]
+        batching.primitive_batchers[custom_reduce_sum_p] = _batch if expr.startswith("handover.") else _correct_batch
+        wire.send(replies, evaluate(globals(), expr, message.get("inputs", {})))

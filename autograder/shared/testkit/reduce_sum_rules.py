@@ -7,10 +7,17 @@ The poison (autograder.witness.rule_poison) swaps one piece (the JVP, transpose 
 rule, or the primitive's own impl/lowering) for the same sum with every operand entry
 weighted by `weights(shape)`; the `*_weighted_*` references below are its results.
 Which inputs and axes a test uses stays in its cell.
+
+Those observations run in the student's process. Every test also grades the program of
+its path as the grader runs it (the executor): `given_primitive` makes the primitive lower
+to the grader's kernel, and the verdicts of reduce_sum_programs (re-exported here) read and
+poison that program.
 """
 import numpy as np
 
 from autograder.shared import checks, poison
+from autograder.shared.testkit.reduce_sum_programs import (  # noqa: F401  (the executor's half)
+    TARGET, expect_from_kernel, expect_sums, expect_values, program, summed, sums_by_count, sums_program)
 
 # The hints the cells repeat, word for word.
 GIVEN = "run the given cell unchanged"
@@ -30,13 +37,13 @@ _WHERE = {"jvp": "your JVP rule in ad.primitive_jvps[custom_reduce_sum_p]",
 _JIT = ("", " under jax.jit")   # output 0 of a pair is eager, output 1 under jax.jit
 
 
-
 def given_primitive(ask, x, axis):
     """Check that custom_reduce_sum_p is the given, untouched Primitive (named
     custom_reduce_sum, its instance setting only abstract_eval, impl and name) and that
-    custom_reduce_sum(x, axis) binds it; return `facts.primitive_state` of it on x."""
+    custom_reduce_sum(x, axis) binds it; return `facts.primitive_state` of it on x. From
+    then on the primitive lowers to the grader's kernel in the student's process."""
     state, binds = ask.run(
-        f"(facts.primitive_state(custom_reduce_sum_p, x, {axis!r}), "
+        f"(facts.primitive_state(custom_reduce_sum_p, x, {axis!r}, lower_to_kernel=True), "
         f"facts.count_eqns(lambda v: custom_reduce_sum(v, {axis!r}), x, primitive=custom_reduce_sum_p))",
         x=x, what="Looking at custom_reduce_sum_p", hint="run the given cell unchanged")
     extra = sorted(set(state["attributes"]) - {"abstract_eval", "impl", "name"})
