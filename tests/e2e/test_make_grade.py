@@ -54,7 +54,7 @@ def test_every_submission_gets_a_row(graded):
     assert "not a notebook" in rows["g_notes.txt"].status
     assert "top-level notebooks" in rows["h_traversal.zip"].status
     assert all(score[f] == 0 for f in ("d_loop.ipynb", "e_corrupt.ipynb", "g_notes.txt"))
-    assert score["i_abort.ipynb"] == 0
+    assert score["i_abort.ipynb"] == 1   # the given cell alone earns its point (the task text says so)
 
 
 def test_csv_has_otters_columns(graded):
