@@ -238,7 +238,7 @@ def expect_gradient_not_io(ask, a):
 
 def check_derivative_paths(ask, a, big, t, digamma):
     """jit(grad) on `a` and on `big`, vmap(grad, in_axes=1) and jvp's tangent (tangent `t`),
-    compiled (provenance.trace) then eager (facts.eager_trace, facts.eager_replaced):
+    compiled (the executor's run, compiled_program) then eager (facts.eager_trace, facts.eager_replaced):
     digamma values (`digamma` is scipy.special.digamma) depending on the host callbacks and
     on scipy.special.digamma. The vmap and jvp paths are checked when they run (whether
     they run is other tests' business)."""

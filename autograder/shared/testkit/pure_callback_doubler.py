@@ -88,7 +88,7 @@ def expect_exactly_doubled(value, want, what):
 
 
 def expect_callback_output(report, want, what):
-    """A trace report (facts.eager_trace or provenance.trace with the host_callback kind)
+    """A trace report (facts.eager_trace, or the executor's report from compiled_program)
     holds one output, exactly `want` in float32, that depends on the host callback in
     every element and is its output with nothing computed after it."""
     checks.expect(len(report["value"]) == 1, (
