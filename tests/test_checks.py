@@ -31,6 +31,14 @@ def test_expect_close_names_shape_and_nan_problems():
     assert "1 NaN or infinite" in msg
 
 
+def test_expect_close_requires_the_reference_nan_and_infinities_exactly():
+    ref = [np.nan, np.inf, -np.inf, 1.0]
+    checks.expect_close(np.float32([np.nan, np.inf, -np.inf, 1.0]), ref, what="y")
+    for wrong in ([0.0, np.inf, -np.inf, 1.0], [np.nan, 3e38, -np.inf, 1.0], [np.nan, np.inf, np.inf, 1.0]):
+        msg = _message(checks.expect_close, np.float32(wrong), ref, what="gammaln at its poles")
+        assert "1 of the 3 entries where the reference is NaN or infinite" in msg
+
+
 def test_an_exception_in_an_expression_becomes_what_raised_hint():
     """Does a crash in student code become '<what> raised <error>; <hint>'?"""
     def broken(x):

@@ -57,16 +57,24 @@ def bind(primitive, *args, **params):
 
 def expect_close(actual, expected, *, what: str, hint: str = "",
                  rtol: float = 1e-5, atol: float = 1e-6) -> None:
-    """Values, shape and finiteness of `actual` against a float64 reference."""
+    """Values, shape and finiteness of `actual` against a float64 reference. Where the
+    reference is NaN or infinite, `actual` must be exactly that (NaN where NaN, an infinity
+    of the same sign); where it is finite, `actual` must be finite and close."""
     tail = f"; {hint}" if hint else ""
     _expect_data(actual, what, tail)
-    actual, expected = np.asarray(actual), np.asarray(expected)
+    actual, expected = np.asarray(actual), np.asarray(expected, dtype=np.float64)
     if actual.shape != expected.shape:
         fail(f"{what} has shape {actual.shape}, expected {expected.shape}{tail}")
-    if not np.all(np.isfinite(actual)) and np.all(np.isfinite(expected)):
-        bad = int(np.size(actual) - np.count_nonzero(np.isfinite(actual)))
+    finite = np.isfinite(expected)
+    if not np.all(np.isfinite(actual[finite])):
+        bad = int(np.count_nonzero(~np.isfinite(actual[finite])))
         fail(f"{what} contains {bad} NaN or infinite values where the reference is finite{tail}")
-    close = np.isclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol)
+    special = actual.astype(np.float64)[~finite]
+    if not np.array_equal(special, expected[~finite], equal_nan=True):
+        bad = int(np.count_nonzero(~((special == expected[~finite]) | (np.isnan(special) & np.isnan(expected[~finite])))))
+        fail(f"{what} differs from the reference at {bad} of the {special.size} entries where the reference "
+             f"is NaN or infinite (those must be exactly NaN, or an infinity of the same sign){tail}")
+    close = np.isclose(actual.astype(np.float64), expected, rtol=rtol, atol=atol) | ~finite
     if not np.all(close):
         err = np.abs(actual.astype(np.float64) - expected)
         fail(f"{what} differs from the reference at {np.size(close) - np.count_nonzero(close)} "
