@@ -16,7 +16,7 @@ import pytest
 import scipy.special as sps
 
 from autograder.shared import checks, poison
-from autograder.witness import hostcall, provenance
+from autograder.witness import facts, hostcall, provenance
 from kernels import build as kb
 
 provenance.install()
@@ -362,6 +362,26 @@ def test_a_host_call_is_observed_below_python(host, field):
     np.testing.assert_array_equal(clean["result"], 2 * np.ones(3))
 
 
+_CACHED = jax.jit(lambda v: v * 2)
+
+
+@pytest.mark.parametrize("host, computes", [
+    (lambda a: (np.asarray(a) * 2).astype(jnp.float32), False),     # naming a JAX dtype
+    (lambda a: np.zeros(np.shape(a), dtype=jnp.float32) + a, False),
+    (lambda a: np.asarray(jnp.asarray(a)) * 2, True),                # a device_put
+    (lambda a: np.asarray(a) * jnp.float32(2), True),
+    (lambda a: np.asarray(_CACHED(np.asarray(a))), True),            # a cached jit: no Python of JAX's runs
+])
+def test_jax_counts_where_jax_computes(host, computes):
+    _CACHED(np.ones(3, np.float32)).block_until_ready()
+    assert hostcall.call(host, np.ones(3, np.float32))["jax"] is computes
+
+
+def test_warnings_are_not_output():
+    seen = hostcall.call(lambda a: a * np.float32(2), np.float32([3e38]))
+    assert not seen["output"] and "overflow" in seen["warnings"][0]
+
+
 def test_a_raising_host_function_is_reported_not_raised():
     seen = hostcall.call(lambda a: (_ for _ in ()).throw(ValueError("no NaN please")), 1)
     assert seen["error"].startswith("ValueError: no NaN please")
@@ -443,6 +463,34 @@ def test_fingerprints_see_closures_of_many_functions_and_class_attributes():
     before = hostcall.fingerprint(ns["Counter"])
     ns["Counter"].calls.append(1)
     assert hostcall.fingerprint(ns["Counter"]) != before
+    # an instance of a class that no global names: its class's attributes are its state
+    exec("def make():\n    class Local:\n        n = 0\n    return Local()\nobj = make()\n", ns)
+    before = hostcall.fingerprint(ns["obj"])
+    type(ns["obj"]).n += 1
+    assert hostcall.fingerprint(ns["obj"]) != before
+
+
+def test_purity_observes_each_host_call_on_its_own():
+    """facts.host_purity: the wrapper's own state between calls is not the host function's;
+    a process-wide setting the host function changes is seen on every call."""
+    ns: dict = {"__name__": "__main__", "np": np, "jax": jax}
+    exec("TRACED = []\n"
+         "def host(a):\n    return np.asarray(a) * 2\n"
+         "def wrapper(x):\n    TRACED.append(x.shape)\n"
+         "    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)\n"
+         "def noisy(a):\n    np.seterr(over='ignore')\n    return np.asarray(a) * 2\n"
+         "def impure(x):\n    return jax.pure_callback(noisy, jax.ShapeDtypeStruct(x.shape, x.dtype), x)\n", ns)
+    inputs = [np.float32([1, 3e38])]
+    calls = facts.host_purity(ns["wrapper"], np.ones(2, np.float32), inputs, ns)["calls"]
+    assert [c["via"] for c in calls] == ["direct", "eager", "jit"]
+    assert not any(c["changed"] or c["output"] for c in calls), calls
+    saved = np.geterr()
+    try:
+        for _ in range(2):   # the second grading question sees it as well as the first
+            calls = facts.host_purity(ns["impure"], np.ones(2, np.float32), inputs, ns)["calls"]
+            assert all(c["changed"] == ["NumPy's error state (np.seterr)"] for c in calls), calls
+    finally:
+        np.seterr(**saved)
 
 
 def test_fingerprints_do_not_see_the_libraries_caches():

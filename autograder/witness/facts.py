@@ -173,56 +173,135 @@ _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open", 
 _IPYTHON_HISTORY = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|__\w+__")
 
 
-def _state(namespace: dict, host) -> dict:
+def _settings() -> dict:
+    """The process-wide settings a host function could change, by the name the student reads."""
+    import os
+    import random
+    import sys
+    import warnings
+
+    import jax
+    return {"NumPy's error state (np.seterr)": [np.geterr(), np.geterrcall()],
+            "NumPy's print options (np.set_printoptions)": np.get_printoptions(),
+            "NumPy's global random state (np.random.seed)": np.random.get_state(),
+            "Python's random state (random.seed)": random.getstate(),
+            "JAX's configuration (jax.config.update)": dict(jax.config.values),
+            "the environment (os.environ)": dict(os.environ),
+            "the working directory (os.chdir)": os.getcwd(),
+            "the import path (sys.path)": list(sys.path),
+            "the warning filters (warnings.simplefilter)": list(warnings.filters),
+            "sys.stdout or sys.stderr": [id(sys.stdout), id(sys.stderr)]}
+
+
+def _state(namespace: dict, student) -> dict:
     """A deep fingerprint (autograder.witness.hostcall) of every notebook global (private
-    ones such as `_CACHE` too; IPython's own names aside) and of the host function itself
-    (its attributes, closure and defaults), by name."""
+    ones such as `_CACHE` too; IPython's own names aside), of the host function itself (its
+    attributes, closure, defaults and, for a callable object, its class), of the globals its
+    code names where it was defined, and of the process-wide settings, by name."""
     roots = {n: v for n, v in list(namespace.items())
              if n not in _IPYTHON_NAMES and not _IPYTHON_HISTORY.fullmatch(n)}
-    roots["(the host function)"] = host.student
+    roots["(the host function)"] = student
+    code_of = getattr(student, "__func__", student)
+    if isinstance(getattr(code_of, "__globals__", None), dict) and code_of.__globals__ is not namespace:
+        roots["(the globals of the host function's module)"] = hostcall.reachable_globals(code_of, code_of.__globals__)
+    roots.update(_settings())
     return {name: hostcall.fingerprint(value) for name, value in roots.items()}
 
 
-def host_state_changes(fn: Callable, example, inputs: list, namespace: dict) -> dict:
-    """Find the one callback of make_jaxpr(fn)(example), as host_calls does; fingerprint
-    `namespace` (the notebook's globals: pass __notebook__) deeply, with the host function's
-    own state, and list the working folder; call the host function on each input, observed
-    (autograder.witness.hostcall), then fn and jax.jit(fn) on each input as a jax array, as JAX
-    runs the callback (their failures are ignored here: only their effects are observed);
-    fingerprint again. Returns {"callbacks", "errors": [None or "Error: message" per host
-    call], "changed", "added", "removed": names of globals ("(the host function)" for its
-    own state), "files_added", "files_removed": names in the working folder, "files":
-    paths the host function opened, "events": processes, sockets or removals it started}."""
-    import os
+# NumPy's process-wide settings as they were before any student code ran (the witness imports
+# this module first): each observed call starts from them, so a host function that sets them
+# is seen doing so on every call, not only the first one of the grading.
+_NUMPY_BASELINE = (np.geterr(), np.get_printoptions())
 
+
+class _Purity:
+    """Each call of a host function observed on its own: its output at file-descriptor
+    level, the files it opened, the processes and sockets it started (hostcall.call), and
+    what it changed (a deep snapshot of the state, and the working folder, just before and
+    just after that call). What happens between calls (the wrapper tracing, JAX compiling)
+    is not the host function's and is not seen."""
+
+    def __init__(self, namespace: dict):
+        import os
+        self.namespace, self.listdir, self.calls = namespace, os.listdir, []
+
+    def call(self, student, bound, via: str) -> dict:
+        saved = np.geterr(), np.get_printoptions()
+        np.seterr(**_NUMPY_BASELINE[0])
+        np.set_printoptions(**_NUMPY_BASELINE[1])
+        try:
+            before, folder = _state(self.namespace, student), set(self.listdir("."))
+            seen = hostcall.call(bound)
+            after, folder_after = _state(self.namespace, student), set(self.listdir("."))
+        finally:
+            np.seterr(**saved[0])
+            np.set_printoptions(**saved[1])
+        entry = {"via": via, "output": seen["output"], "files": seen["files"], "events": seen["events"],
+                 "changed": sorted(n for n in before if n in after and before[n] != after[n]),
+                 "added": sorted(set(after) - set(before)), "removed": sorted(set(before) - set(after)),
+                 "files_added": sorted(folder_after - folder), "files_removed": sorted(folder - folder_after)}
+        if "error" in seen:
+            entry["error"] = seen["error"]
+        self.calls.append(entry)
+        return seen
+
+    def through_jax(self, via: str):
+        """While inside, every host callback JAX runs (eagerly or compiled: pure_callback and
+        io_callback call the host function through JAX's _FlatCallback) is observed as above."""
+        import contextlib
+
+        from jax import tree_util
+        from jax._src import callback
+        original, purity = callback._FlatCallback.__call__, self
+
+        def observed(flat, *flat_args):
+            args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
+            seen = purity.call(flat.callback_func, functools.partial(flat.callback_func, *args, **kwargs), via)
+            if "error" in seen:
+                raise RuntimeError(seen["error"])
+            return tree_util.tree_leaves(seen["result"])
+
+        @contextlib.contextmanager
+        def patched():
+            callback._FlatCallback.__call__ = observed
+            try:
+                yield
+            finally:
+                callback._FlatCallback.__call__ = original
+        return patched()
+
+
+def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
+    """Find the one callback of make_jaxpr(fn)(example), as host_calls does; call its host
+    function directly on each of `inputs`, then run fn and jax.jit(fn) on each input (as a
+    jax array) as JAX runs them, each call of the host function observed on its own (see
+    _Purity; pass __notebook__ as `namespace`). Returns {"callbacks", "calls": [per call, in
+    order: {"via": "direct" | "eager" | "jit", "output", "files", "events", "changed",
+    "added", "removed": names of the state that call changed ("(the host function)" for
+    its own, a setting by its name), "files_added", "files_removed": names in the working
+    folder, "error" if it raised}], "values": [the direct calls' outputs, as arrays]}.
+    Failures of fn and jit(fn) themselves are the other tests' business and ignored."""
     import jax
     import jax.numpy as jnp
+    from jax import tree_util
 
     count, host = _one_host_function(fn, example)
-    report = {"callbacks": count, "errors": [], "changed": [], "added": [], "removed": [],
-              "files_added": [], "files_removed": [], "files": [], "events": []}
+    report = {"callbacks": count, "calls": [], "values": []}
     if host is None:
         return report
-    before, files_before = _state(namespace, host), set(os.listdir("."))
-    opened, events = set(), set()
+    purity = _Purity(namespace)
     for arg in inputs:
-        seen = hostcall.call(host(arg))
-        report["errors"].append(seen.get("error"))
-        opened.update(seen["files"])
-        events.update(seen["events"])
-    for run in (fn, jax.jit(fn)):
+        seen = purity.call(host.student, host(arg), "direct")
+        report["values"].append(None if "error" in seen else [np.asarray(o) for o in tree_util.tree_leaves(seen["result"])])
+    for via, run in (("eager", fn), ("jit", jax.jit(fn))):
         for arg in inputs:
-            try:
-                jax.block_until_ready(run(jnp.asarray(arg)))
-                jax.effects_barrier()
-            except Exception:  # failures of these calls are the other tests' business
-                pass
-    after, files_after = _state(namespace, host), set(os.listdir("."))
-    report.update(
-        changed=sorted(n for n in before if n in after and before[n] != after[n]),
-        added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
-        files_added=sorted(files_after - files_before), files_removed=sorted(files_before - files_after),
-        files=sorted(opened), events=sorted(events))
+            with purity.through_jax(via):
+                try:
+                    jax.block_until_ready(run(jnp.asarray(arg)))
+                    jax.effects_barrier()
+                except Exception:  # failures of these calls are the other tests' business
+                    pass
+    report["calls"] = purity.calls
     return report
 
 

@@ -3,12 +3,18 @@
 Runs in the witness. What a pure host function may not do, and how each is seen:
 - print or write output: file descriptors 1 and 2 are redirected into a file for the
   call (so `print(file=sys.__stdout__)` and `os.write(1, ...)` are caught as well as
-  `print`), besides sys.stdout and sys.stderr;
+  `print`), besides sys.stdout and sys.stderr. Python warnings raised during the call
+  (NumPy's RuntimeWarning on an overflow) are recorded, not printed: they are not output;
 - open files, start processes, open sockets: an audit hook (`sys.addaudithook`, installed
   by `install()` before the notebook runs; it cannot be removed) records those events
   during the call. Opening Python's own files (imports) does not count;
-- run JAX on the host: `sys.monitoring` reports every Python function that starts during
-  the call; one from the jax package means the host function computed with JAX;
+- compute with JAX on the host: `sys.monitoring` reports the Python functions that start and
+  the callables called during the call; JAX computed when a primitive was bound or applied
+  (`Primitive.bind`, `apply_primitive`), an array was put on a device (`device_put`) or a
+  compiled JAX function ran (jaxlib's `PjitFunction`, which a cached `jax.jit` call reaches
+  without any Python of JAX's). Naming a JAX dtype (`arr.astype(jnp.float32)`: NumPy hashes
+  the type, which runs JAX's `__hash__`) or converting a jax.Array with `np.asarray` computes
+  nothing and does not count;
 - change state: `fingerprint` summarizes everything reachable from a set of roots
   (nested containers, arrays, object and function attributes, closures, defaults), so a
   change anywhere in it is seen, not only a rebinding of a global.
@@ -26,6 +32,7 @@ from contextlib import redirect_stderr, redirect_stdout, suppress
 from io import StringIO
 from os import close, dup, dup2
 from tempfile import TemporaryFile
+from warnings import catch_warnings, simplefilter
 
 import numpy as np
 
@@ -97,6 +104,11 @@ def _jax_dirs() -> tuple[str, ...]:
     return tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, jaxlib))
 
 
+# The functions of JAX's through which every JAX computation passes (see the module docstring).
+_COMPUTING = frozenset({"Primitive.bind", "Primitive.bind_with_trace", "apply_primitive", "device_put",
+                        "_device_put_impl"})
+
+
 def call(host, *args) -> dict:
     """Call `host(*args)` once, observed. Returns {"result": what it returned, or
     "error": "Error: message"; "output": what it wrote to fds 1/2 or sys.stdout/stderr;
@@ -106,22 +118,33 @@ def call(host, *args) -> dict:
     mon, jax_dirs, ran_jax = _monitoring, _jax_dirs(), [False]
 
     def started(code, offset):
-        if code.co_filename.startswith(jax_dirs):
+        if code.co_qualname in _COMPUTING and code.co_filename.startswith(jax_dirs):
             ran_jax[0] = True
-        return mon.DISABLE if ran_jax[0] else None
+        return mon.DISABLE   # each function once: whether it computes does not change
 
+    def called(code, offset, callable_, arg0):
+        if type(callable_).__name__ == "PjitFunction" and type(callable_).__module__.startswith("jaxlib"):
+            ran_jax[0] = True
+
+    events = mon.events.PY_START | mon.events.CALL
     with suppress(ValueError):  # a notebook that took our tool id loses it
         mon.free_tool_id(_TOOL)
     mon.use_tool_id(_TOOL, "grader")
     mon.register_callback(_TOOL, mon.events.PY_START, started)
+    mon.register_callback(_TOOL, mon.events.CALL, called)
     report: dict = {}
     del _events[:]
     try:
         with _captured_fds() as out:
             _recording[0] = True
-            mon.set_events(_TOOL, mon.events.PY_START)
+            mon.set_events(_TOOL, events)
             try:
-                report["result"] = host(*args)
+                # Python warnings (NumPy's on an overflow in arr * 2) are the warnings system's,
+                # not the host function's output: recorded, never printed
+                with catch_warnings(record=True) as caught:
+                    simplefilter("always")
+                    report["result"] = host(*args)
+                report["warnings"] = [str(w.message) for w in caught[:10]]
             except BaseException as exc:  # student code may raise anything, SystemExit included
                 report["error"] = describe(exc)
             finally:
@@ -129,6 +152,7 @@ def call(host, *args) -> dict:
                 _recording[0] = False
     finally:
         mon.register_callback(_TOOL, mon.events.PY_START, None)
+        mon.register_callback(_TOOL, mon.events.CALL, None)
         mon.free_tool_id(_TOOL)
         mon.restart_events()
     events = list(_events)
@@ -197,11 +221,13 @@ class _Walk:
         self.seen[id(value)] = (len(self.seen), value)
         name = f"{kind.__module__}.{kind.__qualname__}"
         if isinstance(value, types.ModuleType):
-            return f"module {value.__name__}".encode(), []
+            if not _students(value.__name__):
+                return f"module {value.__name__}".encode(), []
+            return self._pairs(f"student module {value.__name__}", dict(vars(value)))
         if isinstance(value, type):
-            if value.__module__ != _NOTEBOOK:
+            if not _students(value.__module__):
                 return f"class {value.__module__}.{value.__qualname__}".encode(), []
-            return self._pairs(f"notebook class {value.__qualname__}", dict(vars(value)))
+            return self._pairs(f"student class {value.__qualname__}", dict(vars(value)))
         if isinstance(value, np.ndarray):
             return self._array(value)
         if isinstance(value, (bytearray, memoryview)) or kind.__module__ == "array":
@@ -226,6 +252,9 @@ class _Walk:
             wrapped = {k: v for k, v in _attributes(value).items() if _carries_code(v)}
             return self._pairs(f"library object {name} {id(value)}", wrapped)
         attributes = _attributes(value)
+        if _students(kind.__module__):   # its class's attributes are its state too (a class-level counter)
+            token, children = self._pairs(f"object {name}", attributes)
+            return token, children + [kind]
         if not attributes:   # nothing Python can see inside: its identity is all there is
             return f"opaque {name} {id(value)}".encode(), []
         return self._pairs(f"object {name}", attributes)
@@ -250,6 +279,22 @@ class _Walk:
         extra = list(_attributes(value).values())
         factory = getattr(value, "default_factory", None)
         return extra + [factory] if factory is not None else extra
+
+
+def _students(module_name) -> bool:
+    """Is `module_name` the notebook's, or a module of the student's own (one made in the
+    notebook, or a file outside Python's installation, such as a helper.py it wrote)?"""
+    if not isinstance(module_name, str):
+        return False
+    if module_name == _NOTEBOOK:
+        return True
+    if module_name.partition(".")[0] in _LIBRARIES or module_name.partition(".")[0] in sys.stdlib_module_names:
+        return False
+    module = sys.modules.get(module_name)
+    if module is None:
+        return False
+    path = getattr(module, "__file__", None)
+    return path is None or not _python_files(path)
 
 
 def _attributes(value) -> dict:

@@ -2,7 +2,7 @@
 
 score: 9
 messages:
-  - changed the notebook's global state (CALLS)
+  - changed state that outlives the call (CALLS)
 """
 CALLS = []
 

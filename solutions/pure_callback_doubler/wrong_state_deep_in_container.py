@@ -4,7 +4,7 @@ list sits seven containers down, so only a comparison of the state at any depth 
 
 score: 9
 messages:
-  - changed the notebook's global state (LOG)
+  - changed state that outlives the call (LOG)
 """
 import types
 

@@ -3,7 +3,7 @@ global changes, only the closure's cell does.
 
 score: 9
 messages:
-  - changed the notebook's global state
+  - changed state that outlives the call
 """
 def _make_host():
     calls = 0

@@ -3,7 +3,7 @@ never rebound, so only a deep comparison of the notebook's state sees the change
 
 score: 9
 messages:
-  - changed the notebook's global state (STATS)
+  - changed state that outlives the call (STATS)
 """
 STATS = {"shapes": []}
 

@@ -3,7 +3,7 @@ leading underscore does not make changed notebook state any less changed.
 
 score: 9
 messages:
-  - changed the notebook's global state (_SEEN)
+  - changed state that outlives the call (_SEEN)
 """
 _SEEN = []
 

@@ -2,7 +2,7 @@
 
 score: 9
 messages:
-  - changed the notebook's global state (the host function itself
+  - changed state that outlives the call (the host function itself
 """
 def host_double(arr):
     host_double.calls += 1

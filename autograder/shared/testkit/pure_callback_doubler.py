@@ -184,17 +184,40 @@ def host_calls(ask, **inputs):
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 
 
-def host_state_changes(ask, **inputs):
-    """facts.host_state_changes: the host function called on each input, then
-    pure_callback_doubler and its jit, between two deep snapshots of the notebook's globals
-    (and of the host function's attributes, closure and defaults) and of the working
-    folder; files opened and processes or sockets started are seen from below Python."""
-    return ask.run(f"facts.host_state_changes(pure_callback_doubler, example, [{', '.join(inputs)}], "
-                   "__notebook__)", example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
+def host_purity(ask, **inputs):
+    """facts.host_purity: the host function called directly on each input, then
+    pure_callback_doubler and its jit run on each input as JAX runs them; every call of the
+    host function observed on its own, between two deep snapshots of the notebook's state
+    (the host function's attributes, closure, defaults and class, the process-wide settings)
+    and of the working folder, its output seen at file-descriptor level, files opened and
+    processes or sockets started seen from below Python."""
+    return ask.run(f"facts.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__)",
+                   example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
+
+
+def domain_inputs(ask, *, empty=True):
+    """(label, array) of every kind of float32 input the task covers: random values, one
+    value, NaN, infinities, signed zeros, subnormal and huge values, an empty array (left
+    out with empty=False: an error there is the empty-input tests' finding)."""
+    return [("of 1000 random values", ask.normal(141, (1000,), scale=100)),
+            ("of one value", np.float32([0.5])),
+            ("holding NaN, infinities, signed zeros, tiny and huge values",
+             np.float32([np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-45, -1.2e-38, 3e37, -1.5e38, 3e38, -7.25])),
+            ("of shape (0,)", np.zeros((0,), np.float32))][:None if empty else -1]
+
+
+def doubled(a):
+    """NumPy's float32 a * 2 (3e38 overflows to inf), as float64 for the comparisons."""
+    with np.errstate(over="ignore"):
+        return (a * np.float32(2)).astype(np.float64)
+
+
+_VIA = {"direct": "when the grader called it directly", "eager": "when JAX ran it for pure_callback_doubler",
+        "jit": "when JAX ran it for jax.jit(pure_callback_doubler)"}
 
 
 def expect_one_host_function(report, on=""):
-    """The report (host_calls, host_state_changes) found exactly one pure_callback, whose
+    """The report (host_calls, host_purity) found exactly one pure_callback, whose
     host function it called; `on` completes "could be checked" (e.g. " on an empty input")."""
     checks.expect(report["callbacks"] == 1, (
         f"pure_callback_doubler holds no single jax.pure_callback whose host function could be checked{on}; "
@@ -212,8 +235,7 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
     input): no error (one on an empty input is left to the empty-input tests), one NumPy
     float32 array equal to NumPy's float32 a * 2 exactly, and no JAX code run unless the
     input was a jax.Array (`jax_allowed`)."""
-    with np.errstate(over="ignore"):
-        want = a * np.float32(2)          # NumPy's float32 arr * 2 (3e38 overflows to inf)
+    want = doubled(a).astype(np.float32)   # NumPy's float32 arr * 2
     if "error" in call:
         if a.size == 0:
             return   # an error on empty input is the "Empty input" test's finding
@@ -245,38 +267,44 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
 # ---- purity of the host function ----
 
 def expect_silent(calls):
-    """No direct call of the host function wrote to stdout or stderr (fds 1 and 2)."""
-    checks.expect(not any(call["stdout"] or call["stderr"] for call in calls), (
-        "Your host function prints or writes output (print, print to sys.__stdout__, os.write to file "
-        "descriptor 1 or 2, logging); a pure callback has no side effects (JAX may run it any number of "
-        "times, or not at all), so remove it."))
+    """No call of the host function (a host_purity report's calls) wrote to stdout or
+    stderr (fds 1 and 2), whoever called it and on whichever input."""
+    loud = [c for c in calls if c["output"]]
+    checks.expect(not loud, (
+        f"Your host function prints or writes output (seen {_VIA[loud[0]['via']] if loud else ''}: print, print "
+        "to sys.__stdout__, os.write to file descriptor 1 or 2, logging, on some inputs only included); a pure "
+        "callback has no side effects (JAX may run it any number of times, or not at all), so remove it."))
 
 
 def expect_same_results(first, second):
     """Two direct calls on the same input returned the same arrays, dtypes included."""
-    same = len(first["values"]) == len(second["values"]) and all(
-        np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q))
-        for p, q in zip(first["values"], second["values"]))
+    same = first is not None and second is not None and len(first) == len(second) and all(
+        np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q), equal_nan=True)
+        for p, q in zip(first, second))
     checks.expect(same, ("Your host function returned different results for the same input; a pure "
                          "callback's result depends only on its arguments."))
 
 
-def expect_no_state_changes(report):
-    """A host_state_changes report shows no changed, added or removed global (nor the host
-    function itself), no file created, removed or opened, no process or socket started."""
-    names = [("the host function itself" if n == "(the host function)" else n)
-             for n in report["changed"] + report["added"] + report["removed"]]
-    checks.expect(not names, (
-        f"Calling your host function changed the notebook's global state ({', '.join(names[:3])}); a pure "
-        "callback must not append to lists (nested ones included), count calls, set attributes on itself "
-        "or assign globals or closure variables, because JAX may run it any number of times, or not at all."))
-    checks.expect(not report["files_added"] and not report["files_removed"], (
-        "Calling your host function created or removed files; a pure callback does no I/O (use "
-        "io_callback for side effects)."))
-    files = report["files"]
-    checks.expect(not files, (
-        f"Your host function opened files ({', '.join(files[:3])}); a pure callback reads and writes no "
-        "files, anywhere (a file can change between calls): pass every value it needs as an argument."))
-    checks.expect(not report["events"], (
-        f"Your host function started processes, opened sockets or removed files "
-        f"({', '.join(report['events'][:3])}); a pure callback has no side effects."))
+def expect_no_state_changes(calls):
+    """No call of the host function (a host_purity report's calls) changed, added or
+    removed state (a global, anything reachable from one, the host function itself or its
+    class, a process-wide setting), created or removed files, opened files, started a
+    process or a socket. What the wrapper does between calls is not judged here."""
+    for call in calls:
+        names = [("the host function itself" if n == "(the host function)" else n)
+                 for n in call["changed"] + call["added"] + call["removed"]]
+        checks.expect(not names, (
+            f"Your host function changed state that outlives the call ({', '.join(names[:3])}) {_VIA[call['via']]}; "
+            "a pure callback must not append to lists (nested ones included), count calls (in a global, an "
+            "attribute or a class attribute), set attributes on itself, assign globals or closure variables, or "
+            "change process-wide settings such as np.seterr, because JAX may run it any number of times, or "
+            "not at all."))
+        checks.expect(not call["files_added"] and not call["files_removed"], (
+            f"Your host function created or removed files {_VIA[call['via']]}; a pure callback does no I/O "
+            "(use io_callback for side effects)."))
+        checks.expect(not call["files"], (
+            f"Your host function opened files ({', '.join(call['files'][:3])}); a pure callback reads and "
+            "writes no files, anywhere (a file can change between calls): pass every value it needs as an argument."))
+        checks.expect(not call["events"], (
+            f"Your host function started processes, opened sockets or removed files "
+            f"({', '.join(call['events'][:3])}); a pure callback has no side effects."))
