@@ -1,11 +1,13 @@
 """Wrong: the kernels run for inputs of up to 32 elements, the shapes a structure check
 would likely look at; larger inputs go through jax.nn.silu and a jnp derivative. The
-grader checks structure on the very inputs whose values it grades, small and large.
+grader checks structure on the very inputs whose values it grades, small and large, and
+the backward kernel's on 131072 elements too.
 
-score: 8
+score: 7
 messages:
-  - The output of jax.jit(silu_ffi) on shape (8, 25) does not come from your FFI kernel
+  - The output of jax.jit(silu_ffi) on shape (16, 25) does not come from your FFI kernel
   - jax.jit(silu_ffi) does not come from your FFI kernels, so there are no kernel values to check
+  - The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -1,0 +1,55 @@
+"""Wrong: the kernels run for inputs of up to 4096 elements, more than any value test
+uses; larger inputs go through jax.nn.silu and a jnp derivative. Every value is right;
+the structure tests also run an input of 131072 elements, whose programs hold no kernel.
+
+score: 8
+messages:
+  - The output of jax.jit(silu_ffi) on shape (128, 1024) does not come from your FFI kernel
+  - The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels
+"""
+Path("silu.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+static ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> g, ffi::ResultBuffer<ffi::F32> out) {
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    float s = Sigmoid(x.typed_data()[i]);
+    out->typed_data()[i] = g.typed_data()[i] * s * (1.0f + x.typed_data()[i] * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SizeFwd, FwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SizeBwd, BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"silu_size_fwd": "SizeFwd", "silu_size_bwd": "SizeBwd"})
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    if x.size > 4096:
+        return jax.nn.silu(x)
+    return jax.ffi.ffi_call("silu_size_fwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                            vmap_method="broadcast_all")(x)
+
+
+def _bwd(x, g):
+    if x.size > 4096:
+        s = jax.nn.sigmoid(x)
+        return (g * s * (1 + x * (1 - s)),)
+    return (jax.ffi.ffi_call("silu_size_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                             vmap_method="broadcast_all")(x, g),)
+
+
+silu_ffi.defvjp(lambda x: (silu_ffi(x), x), _bwd)
