@@ -1,10 +1,12 @@
 """Wrong: the host function validates its input and raises for NaN or infinities. Every
 finite input is doubled right; the task says intentional exceptions are side effects and
-forbids using the callback for input validation.
+forbids using the callback for input validation. Its result on NaN is an error, not
+NaN (the callback result test's large input holds NaN).
 
-score: 9
+score: 8
 messages:
   - must not validate its input
+  - pure_callback_doubler on shape (131072,) raised
 """
 def host_double(arr):
     arr = np.asarray(arr)

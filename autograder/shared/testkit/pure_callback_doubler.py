@@ -277,7 +277,10 @@ def expect_silent(calls):
 
 
 def expect_same_results(first, second):
-    """Two direct calls on the same input returned the same arrays, dtypes included."""
+    """Two direct calls on the same input returned the same arrays, dtypes included (None:
+    the call raised; two that raised are the host function test's finding, not this one's)."""
+    if first is None and second is None:
+        return
     same = first is not None and second is not None and len(first) == len(second) and all(
         np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q), equal_nan=True)
         for p, q in zip(first, second))
