@@ -1,5 +1,5 @@
-"""The runner's verdicts: the same TestCaseResults as Otter's own ExceptionTestFile.run,
-plus each case's concept and sentence as data."""
+"""The runner's verdicts: the same TestCaseResults as Otter's own ExceptionTestFile.run
+(a failed case's message its concept and sentence), plus each case's concept and sentence as data."""
 from otter.test_files import ExceptionTestFile
 
 from autograder.runner import verdicts
@@ -37,8 +37,9 @@ def test_verdicts_match_otters_own_run_and_keep_the_sentence(tmp_path):
     otters, ours = ExceptionTestFile.from_file(str(path)), ExceptionTestFile.from_file(str(path))
     otters.run({"answer": 42})
     got = verdicts.run_file(ours, {"answer": 42})
-    assert [(r.passed, r.message) for r in ours.test_case_results] == \
-           [(r.passed, r.message) for r in otters.test_case_results]
+    assert [r.passed for r in ours.test_case_results] == [r.passed for r in otters.test_case_results]
+    # the failed case's message is its concept and sentence, not Otter's "Error at line ..."
+    assert ours.test_case_results[1].message == "❌ Test case failed\nThe next answer: answer is not 43; add one."
     assert (ours.score, ours.possible) == (otters.score, otters.possible) == (1, 3)
     assert got == [
         {"name": "q - 1", "question": "q", "test": "test_good", "concept": "The answer", "hidden": False,
@@ -52,3 +53,13 @@ def test_a_given_seed_is_used(monkeypatch):
     assert verdicts.draw_seed() == 1234
     monkeypatch.delenv(verdicts.SEED_VARIABLE)
     assert verdicts.draw_seed() != verdicts.draw_seed()
+
+
+def test_grader_check_feedback_is_the_concept_and_sentence(tmp_path):
+    """The student's grader (autograder.student) gives Otter's own run the same message."""
+    import autograder.student.notebook  # noqa: F401 (replaces Otter's error message)
+    path = tmp_path / "q.py"
+    path.write_text(SOURCE)
+    test_file = ExceptionTestFile.from_file(str(path))
+    test_file.run({"answer": 42})
+    assert test_file.test_case_results[1].message == "❌ Test case failed\nThe next answer: answer is not 43; add one."

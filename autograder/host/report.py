@@ -1,6 +1,8 @@
 """final_grades.csv in Otter's columns (and each grading's seed), and report.html for
 instructors: a score histogram, the pass rate of every test case named by its concept with
-the submissions that failed it, and each submission's feedback as its student sees it.
+the submissions that failed it, and per submission the cases it failed (hidden ones
+included, which its student never sees) with their sentences, then its feedback as its
+student sees it.
 Verdicts are read from the runner's grading.json (data), never from Otter's printed text.
 Everything a student wrote is HTML-escaped (jinja2 autoescape)."""
 from __future__ import annotations
@@ -112,8 +114,13 @@ pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}small{c
 {% for r in rows %}<tr><td><a href="#s{{ loop.index }}">{{ r.file }}</a></td><td>{{ "%g"|format(r.scores.values()|sum) }}</td>
 <td class="{{ '' if r.status == 'Completed' else 'bad' }}">{{ r.status }}</td><td>{{ "%.0f"|format(r.seconds) }} s</td>
 <td><small>{{ r.seed if r.seed is not none else "" }}</small></td></tr>{% endfor %}</table>
-<h2>Feedback as each student sees it</h2>
-{% for r in rows %}<h3 id="s{{ loop.index }}">{{ r.file }}</h3><pre>{{ r.feedback or r.status }}</pre>{% endfor %}
+<h2>Each submission: the cases it failed, then its feedback as its student sees it</h2>
+{% for r in rows %}<h3 id="s{{ loop.index }}">{{ r.file }}</h3>
+{% set failed = r.verdicts|rejectattr("passed")|list %}{% if failed %}<table class="failed">
+<tr><th>case</th><th>visibility</th><th>points</th><th>concept: sentence</th></tr>
+{% for v in failed %}<tr><td><small>{{ v.name }}</small></td><td>{{ "hidden" if v.hidden else "public" }}</td>
+<td>{{ "%g"|format(v.points or 0) }}</td><td>{{ v.concept }}{{ ": " if v.concept }}{{ v.message }}</td></tr>{% endfor %}</table>
+{% endif %}<pre>{{ r.feedback or r.status }}</pre>{% endfor %}
 </body></html>"""
 
 

@@ -6,12 +6,15 @@ read this file, never Otter's printed text. Gradescope shows students results.js
 `run_file` is Otter's ExceptionTestFile.run (otter/test_files/exception_test.py) written
 out, because Otter keeps only the formatted message: it builds the same TestCaseResult
 objects (so results.json and results.pkl are Otter's own) and also keeps the sentence.
+A failed case's message is its concept and sentence (checks.feedback), not Otter's
+"Error at line ..." with the quoted test line.
 """
 from __future__ import annotations
 
 import os
 import secrets
 
+from autograder.shared import checks
 from autograder.shared.cases import from_source
 from autograder.shared.config import SEED_VARIABLE
 from autograder.shared.otter_classes import ExceptionTestFile, TestCaseResult
@@ -34,7 +37,7 @@ def run_file(test_file: ExceptionTestFile, env) -> list[dict]:
             tc.body.call_func(env)
         except Exception as exc:  # what Otter catches; the traceback depth matches Otter's run
             passed, sentence = False, str(exc).strip("'")
-            message = "❌ Test case failed\n" + test_file._generate_error_message(exc)
+            message = "❌ Test case failed\n" + checks.feedback(exc)
         test_file.test_case_results.append(TestCaseResult(test_case=tc, message=message, passed=passed))
         test = tc.body.test_func.__name__
         verdicts.append({"name": tc.name, "question": test_file.name, "test": test,

@@ -34,14 +34,27 @@ def describe(exc: BaseException) -> str:
 def run_case(case: Callable[[], None], *, concept: str) -> None:
     """Run one test case body. Its AssertionError (from the expect_* helpers) passes
     through unchanged; any other exception escaping student code becomes one sentence
-    naming the concept. Test cells call this as their last line, so the line Otter
-    quotes in its feedback is `run_case(case, ...)`, not test code."""
+    naming the concept. Either way the AssertionError carries the concept, for feedback()."""
     try:
         case()
-    except AssertionError:
+    except AssertionError as exc:
+        exc.concept = concept   # feedback() puts it before the sentence
         raise
     except Exception as exc:  # student code may raise anything
-        fail(f"{concept} could not be checked: your code raised {describe(exc)}.")
+        failure = AssertionError(f"{concept} could not be checked: your code raised {describe(exc)}.")
+    else:
+        return
+    failure.concept = concept
+    raise failure
+
+
+def feedback(exc: BaseException) -> str:
+    """What the student reads for a failed case: its concept, then its sentence; never
+    Otter's "Error at line ... in test ..." and the quoted test line, which say nothing to
+    a student (autograder.runner.verdicts, and grader.check through autograder.student)."""
+    sentence = str(exc).strip("'")
+    concept = getattr(exc, "concept", "")
+    return f"{concept}: {sentence}" if concept and not sentence.startswith(concept) else sentence
 
 
 def bind(primitive, *args, **params):

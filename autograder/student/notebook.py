@@ -8,7 +8,9 @@ cell the kernel runs is recorded (IPython's pre_run_cell event: the cell's id wh
 frontend sends one, as JupyterLab, Notebook 7 and VS Code do, and its source); export()
 first reads the file and refuses, in one sentence saying what to do, when a cell run after
 the file was last saved holds code the file does not (under the same cell id, or anywhere
-in the file when the frontend sent no id). Everything else is Otter's.
+in the file when the frontend sent no id). A failed case reads as its concept and
+sentence, without Otter's "Error at line ..." (autograder.shared.checks.feedback).
+Everything else is Otter's.
 """
 from __future__ import annotations
 
@@ -17,6 +19,13 @@ import time
 
 import nbformat
 import otter
+from otter.test_files import ExceptionTestFile
+
+from autograder.shared.checks import feedback
+
+# grader.check's feedback on a failed case: its concept and sentence, as the grader's
+# results show it, instead of Otter's "Error at line 20 in test ...:" and the quoted line.
+ExceptionTestFile._generate_error_message = lambda self, excp, context=0: feedback(excp)
 
 REFUSAL = ("Nothing was exported: the notebook file on disk is older than the code you ran "
            "(for example the cell that starts {start!r}). Save the notebook (Ctrl-S, or File > "

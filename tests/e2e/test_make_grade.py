@@ -7,6 +7,7 @@ import zipfile
 
 import nbformat
 import pytest
+from markupsafe import escape
 
 from autograder.shared import assignments, catalogue, submissions
 from autograder.host import grade
@@ -91,6 +92,10 @@ def test_report_escapes_student_output(graded):
     assert failed and all(v["concept"] in html for v in failed)
     index = sorted(graded[1]).index("b_wrong.ipynb") + 1
     assert f'<a href="#s{index}" title=' in html
+    # each submission's failed cases, hidden ones included, with their sentences
+    section = html.split(f'<h3 id="s{index}">', 1)[1].split("<pre>", 1)[0]
+    hidden = [v for v in failed if v["hidden"]]
+    assert hidden and all(escape(v["message"]) in section for v in failed)
 
 
 def test_regrading_with_the_seed_reproduces_the_result(graded, tmp_path):
