@@ -164,12 +164,13 @@ def expect_given_behaviour(state, want, norm):
         f"(it gave {state['abstract_eval']}); run the given cell unchanged."))
 
 
-def expect_jvp(rep, x, t, axes, *, primal, tangent, hint):
+def expect_jvp(rep, x, t, axes, *, primal, tangent, hint, of=""):
     """rep's outputs are, per axis, jax.jvp of custom_reduce_sum at x along t (primal,
     tangent), then the same under jax.jit. Each primal is sum(x), each tangent sum(t)
     (named by the templates `primal` and `tangent`, formatted with `axis`, `jvp` (jax.jvp or
     jax.jit(jax.jvp)) and `jit` ('' or ' under jax.jit')); every output comes from the JVP
-    rule and is the poison's own result, every primal from the primitive, alone."""
+    rule and is the poison's own result, every primal from the primitive, alone. `of` ends
+    the names of the verdicts on the rules (' of 131072 entries')."""
     for k, axis in enumerate(axes):
         for m, i in enumerate((4 * k, 4 * k + 2)):
             names = dict(axis=axis, jvp=("jax.jvp", "jax.jit(jax.jvp)")[m], jit=_JIT[m])
@@ -178,34 +179,36 @@ def expect_jvp(rep, x, t, axes, *, primal, tangent, hint):
                                 what=tangent.format(**names), hint=hint)
     ys = [weighted_sum64(x, axis) for axis in axes]
     tys = [weighted_sum64(t, axis) for axis in axes]
-    depends(rep, "jvp", range(4 * len(axes)), "jax.jvp of custom_reduce_sum", KEEP_RULE,
+    depends(rep, "jvp", range(4 * len(axes)), "jax.jvp of custom_reduce_sum" + of, KEEP_RULE,
             wants=[v for y, ty in zip(ys, tys) for v in (y, ty, y, ty)])
-    depends(rep, "primitive", range(0, 4 * len(axes), 2), "the primal output of jax.jvp of custom_reduce_sum",
+    depends(rep, "primitive", range(0, 4 * len(axes), 2), "the primal output of jax.jvp of custom_reduce_sum" + of,
             PRIMAL_BINDS, wants=[y for y in ys for _ in (0, 1)])
 
 
-def expect_transpose(rep, cts, axes, shape, *, what, hint):
+def expect_transpose(rep, cts, axes, shape, *, what, hint, of=""):
     """rep's outputs are, per axis, jax.linear_transpose of custom_reduce_sum over it (for an
     operand of `shape`) applied to its cotangent in `cts`, then the same under jax.jit. Each
     is the cotangent broadcast back (named by the template `what`, formatted with `axis` and
-    `jit`), comes from the transpose rule and is the poison's own result."""
+    `jit`), comes from the transpose rule and is the poison's own result. `of` ends the name
+    of the verdict on the rule."""
     for k, (c, axis) in enumerate(zip(cts, axes)):
         want = back64(c, axis, shape)
         for m, i in enumerate((2 * k, 2 * k + 1)):
             checks.expect_close(rep["value"][i], want, what=what.format(axis=axis, jit=_JIT[m]), hint=hint)
     W = weights(shape)
-    depends(rep, "transpose", range(2 * len(axes)), "jax.linear_transpose of custom_reduce_sum", KEEP_RULE,
+    depends(rep, "transpose", range(2 * len(axes)), "jax.linear_transpose of custom_reduce_sum" + of, KEEP_RULE,
             wants=[back64(c, axis, shape) * W for c, axis in zip(cts, axes) for _ in (0, 1)])
 
 
-def expect_batched(rep, paths, wants):
+def expect_batched(rep, paths, wants, of=""):
     """rep's outputs are the jax.vmap paths (what, expression, float64 reference): each
     close to its reference; every output comes from the batching rule (the first
-    len(wants) being the poison's own results `wants`) and from the primitive."""
+    len(wants) being the poison's own results `wants`) and from the primitive. `of` ends the
+    names of the verdicts on the rule."""
     for i, (what, _, want) in enumerate(paths):
         checks.expect_close(rep["value"][i], want, what=what, atol=1e-5, hint=BATCH_AXIS)
-    depends(rep, "batching", range(len(paths)), "jax.vmap of custom_reduce_sum", KEEP_RULE, wants=wants)
-    depends(rep, "primitive", range(len(paths)), "jax.vmap of custom_reduce_sum", BATCH_BINDS)
+    depends(rep, "batching", range(len(paths)), "jax.vmap of custom_reduce_sum" + of, KEEP_RULE, wants=wants)
+    depends(rep, "primitive", range(len(paths)), "jax.vmap of custom_reduce_sum" + of, BATCH_BINDS)
 
 
 def expect_eager_and_jit(got, rep, paths, *, hint, **tol):
