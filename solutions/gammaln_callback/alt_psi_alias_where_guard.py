@@ -1,7 +1,8 @@
 """Valid: the derivative calls scipy.special.psi (digamma's other name: the same ufunc), and
-each callback's result goes through a jnp.where guard that gives NaN for x <= 0; a
-comparison and a select around a callback are allowed, and on positive inputs the output
-is still the callback's result.
+each callback's result goes through a jnp.where guard that gives NaN where x > 0 is false:
+for x <= 0 (outside the task's domain) and for NaN (where the grader checks the values
+only, and NaN is right). A comparison and a select around a callback are allowed, and on
+the rest of the domain, +inf included, the output is still the callback's result.
 
 score: 10
 """

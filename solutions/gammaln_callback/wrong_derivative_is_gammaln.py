@@ -7,7 +7,7 @@ tests of the other path earn their point.)
 score: 3
 messages:
   - The gradient of gammaln_cb differs from the reference
-  - jax.jit(jax.grad(gammaln_cb)) on inputs from 0.1 to 40 differs from the reference
+  - jax.jit(jax.grad(gammaln_cb)) on positive float32 inputs from 1.2e-38 to 3.4e38
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

@@ -84,22 +84,59 @@ def public_input():
 
 
 def large_input(rng):
-    """A float32 input from 0.1 to 40 of random shape (40-71, 40-71)."""
-    return rng.uniform(0.1, 40.0, (int(rng.integers(40, 72)), int(rng.integers(40, 72)))).astype(np.float32)
+    """A float32 input over the whole domain (`domain_values`) of random shape (40-71, 40-71)."""
+    shape = (int(rng.integers(40, 72)), int(rng.integers(40, 72)))
+    return domain_values(rng, int(np.prod(shape))).reshape(shape)
+
+
+def huge_input(rng):
+    """100352 float32 values over the whole domain (`domain_values`), shape (196, 512): far
+    above every other size the tests try. Drawn with the same key by the tests that use it,
+    so that each of its programs is compiled and run once per grading (probe.Ask.program):
+    an answer that calls its host function once per element (lax.map) takes long there."""
+    return domain_values(rng, 196 * 512).reshape(196, 512)
+
+
+# The task's domain: every positive normal float32 (XLA on the CPU flushes subnormals to
+# zero), and +inf and NaN for the values alone.
+SMALLEST, LARGEST = float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max)
+DOMAIN = "positive float32 inputs from 1.2e-38 to 3.4e38"
+# Fixed points of the domain: its ends, next to the pole at 0, gammaln's zeros at 1 and 2,
+# digamma's zero 1.4616, around 4.08e36 where float32's gammaln overflows to inf.
+EDGES = (SMALLEST, 3e-38, 1e-30, 1e-10, 1e-6, 9.9e-4, 0.1, 0.999, 1.0, 1.001, 1.4616, 1.999, 2.0, 2.001,
+         40.0, 4.0e36, 4.2e36, LARGEST)
+
+
+def domain_values(rng, n):
+    """n float32 values drawn over the whole domain: half log-uniformly from SMALLEST to
+    LARGEST (near the pole, huge, overflowing), half uniformly from 0.1 to 40."""
+    k = n // 2
+    wide = np.exp(rng.uniform(np.log(SMALLEST), np.log(LARGEST), k))
+    a = np.clip(np.concatenate([wide, rng.uniform(0.1, 40.0, n - k)]), SMALLEST, LARGEST).astype(np.float32)
+    return rng.permutation(a)
 
 
 def wide_inputs(rng, shape):
-    """(a, big): float32 values from 0.1 to 40 of `shape`, then a `large_input`."""
-    a = rng.uniform(0.1, 40.0, shape).astype(np.float32)
+    """(a, big): float32 values of `shape` over the whole domain, EDGES first (as many as
+    fit) then drawn (`domain_values`), shuffled; then a `large_input`."""
+    n = int(np.prod(shape))
+    fixed = np.array(EDGES[:n], np.float32)
+    a = rng.permutation(np.concatenate([fixed, domain_values(rng, n - fixed.size)])).reshape(shape)
     return a, large_input(rng)
 
 
 def forward_input(rng):
-    """Values around gammaln's zeros at 1 and 2, the ends 0.1 and 40 and 52 random ones in
-    between, shuffled into a float32 (3, 4, 5)."""
-    fixed = [0.999, 1.0, 1.001, 1.999, 2.0, 2.001, 0.1, 40.0]
-    a = np.concatenate([fixed, rng.uniform(0.1, 40.0, 52)]).astype(np.float32)
+    """EDGES and 42 values drawn over the whole domain (`domain_values`), shuffled into a
+    float32 (3, 4, 5)."""
+    a = np.concatenate([np.array(EDGES, np.float32), domain_values(rng, 60 - len(EDGES))])
     return rng.permutation(a).reshape(3, 4, 5)
+
+
+def special_input(rng):
+    """NaN and +inf (twice each) among 8 values drawn over the domain, float32 (12,): what
+    gammaln_cb's values must be at the task's special inputs."""
+    a = np.concatenate([[np.nan, np.inf, np.nan, np.inf], domain_values(rng, 8)]).astype(np.float32)
+    return rng.permutation(a)
 
 
 def random_tangent(rng, shape):
@@ -107,9 +144,22 @@ def random_tangent(rng, shape):
     return (rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
 
 
-def gradient_input():
-    """0.1 to 40 geometrically, then 0.999, 1, digamma's zero 1.4616, 2 and 2.5 (float32)."""
-    return np.concatenate([np.geomspace(0.1, 40.0, 21), [0.999, 1.0, 1.4616, 2.0, 2.5]]).astype(np.float32)
+def gradient_input(rng):
+    """EDGES, 20 values drawn over the domain, then +inf and NaN (float32, 40 values)."""
+    return np.concatenate([EDGES, domain_values(rng, 20), [np.inf, np.nan]]).astype(np.float32)
+
+
+def f32(values):
+    """float64 `values` as float32 computes them (overflow to inf), back in float64: the
+    reference of a float32 result."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(values, np.float64).astype(np.float32).astype(np.float64)
+
+
+def scipy32(fn, x):
+    """SciPy's `fn` on x in float64, rounded to float32 (so inf where float32 overflows)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return f32(fn(np.asarray(x, np.float64)))
 
 
 # ---------------------------------------------------------- traced paths ------------
@@ -167,30 +217,34 @@ def expect_pure_callback_not_io(ask, a):
         "scipy.special.gammaln on the host through jax.pure_callback."))
 
 
-def check_forward_paths(ask, a, big, t, gammaln):
-    """Traced under jit: jit on `a` and on `big`, vmap(in_axes=1), nested vmap and the primal
-    of jvp (tangent `t`): gammaln values (`gammaln` is scipy.special.gammaln), depending on
-    the host callback everywhere, being its output, and depending on scipy.special.gammaln.
+def check_forward_paths(ask, a, big, huge, t, gammaln):
+    """Traced under jit: jit on `a`, on `big` and on `huge`, vmap(in_axes=1), nested vmap and
+    the primal of jvp (tangent `t`): gammaln values (`gammaln` is scipy.special.gammaln, the
+    reference rounded to float32), depending on the host callback everywhere, being its
+    output, and depending on scipy.special.gammaln (but on `huge`, whose program runs only as
+    the structure test runs it, once: a host function called per element takes long there).
     A vmap or jvp that raises is skipped: it is the business of the tests on vmap and
     derivatives."""
     def want(x):
-        return gammaln(np.asarray(x, np.float64))
+        return scipy32(gammaln, x)
 
-    # (what, expression of the path, inputs, reference, must run)
-    paths = [("jax.jit(gammaln_cb)", "gammaln_cb", (a,), want(a), True),
-             ("jax.jit(gammaln_cb) on a large input", "gammaln_cb", (big,), want(big), True),
+    # (what, expression of the path, inputs, reference, must run, SciPy poisoned too)
+    paths = [("jax.jit(gammaln_cb)", "gammaln_cb", (a,), want(a), True, True),
+             (f"jax.jit(gammaln_cb) on {big.size} elements", "gammaln_cb", (big,), want(big), True, True),
+             (f"jax.jit(gammaln_cb) on {huge.size} elements", "gammaln_cb", (huge,), want(huge), True, False),
              ("jax.vmap(gammaln_cb, in_axes=1)", "jax.vmap(gammaln_cb, in_axes=1)", (a,),
-              np.moveaxis(want(a), 1, 0), False),
+              np.moveaxis(want(a), 1, 0), False, True),
              ("jax.vmap(jax.vmap(gammaln_cb, in_axes=1), in_axes=2)",
               "jax.vmap(jax.vmap(gammaln_cb, in_axes=1), in_axes=2)", (a,),
-              np.moveaxis(np.moveaxis(want(a), 2, 0), 2, 1), False),
+              np.moveaxis(np.moveaxis(want(a), 2, 0), 2, 1), False, True),
              ("the primal output of jax.jvp(gammaln_cb)", "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[0]",
-              (a, t), want(a), False)]
-    for what, fn, args, ref, must in paths:
-        report = compiled_program(ask, fn, args, what=what, hint=FORWARD_HINT, replace=(GAMMALN,), optional=not must)
+              (a, t), want(a), False, True)]
+    for what, fn, args, ref, must, scipy in paths:
+        report = compiled_program(ask, fn, args, what=what, hint=FORWARD_HINT, replace=(GAMMALN,) if scipy else (),
+                                  optional=not must)
         if report is None:
             continue
-        checks.expect_close(_value(report), ref, what=f"{what} on inputs from 0.1 to 40",
+        checks.expect_close(_value(report), ref, what=f"{what} on {DOMAIN}",
                             hint="the values should be scipy.special.gammaln(x) for every element")
         checks.expect_depends(report, "host_callback", message=(
             f"The values of {what} do not come from its host callback: every output element must change "
@@ -200,6 +254,8 @@ def check_forward_paths(ask, a, big, t, gammaln):
             f"The values of {what} are not the callback's output itself: return scipy.special.gammaln(x) "
             "from the host function and compute nothing on the callback's result in JAX (reshaping it "
             "back is fine)"))
+        if not scipy:
+            continue
         checks.expect_depends(report, "scipy.special.gammaln", message=(
             f"The values of {what} do not depend on scipy.special.gammaln: compute them on the host with "
             "SciPy's gammaln (not math.lgamma, jax.scipy or another formula)"))
@@ -211,8 +267,7 @@ def check_forward_eager(ask, a, gammaln):
     referenced (facts.eager_replaced); the same verdicts as `check_forward_paths`."""
     what = "gammaln_cb called eagerly (without jit)"
     report = ask.run("facts.eager_trace(gammaln_cb, a)", a=probe.numpy(a), what=what, hint=FORWARD_HINT)
-    checks.expect_close(_value(report), gammaln(np.asarray(a, np.float64)),
-                        what=f"{what} on inputs from 0.1 to 40",
+    checks.expect_close(_value(report), scipy32(gammaln, a), what=f"{what} on {DOMAIN}",
                         hint="the values should be scipy.special.gammaln(x) for every element")
     checks.expect_depends(report, "host_callback", message=(
         f"The values of {what} do not come from its host callback: call SciPy through "
@@ -227,6 +282,16 @@ def check_forward_eager(ask, a, gammaln):
         "with SciPy's gammaln through jax.pure_callback on every path"))
 
 
+def check_forward_special(ask, s, gammaln):
+    """gammaln_cb on `s` (special_input: NaN and +inf among values of the domain), eagerly
+    and under jax.jit, in the student's process: SciPy's values rounded to float32, NaN where
+    NaN and inf where inf. Values only: the task lets a guard of the answer's own give them."""
+    for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.jit(gammaln_cb)", "jax.jit(gammaln_cb)")):
+        got = ask.run(f"{fn}(s)", s=probe.numpy(s), what=name, hint=FORWARD_HINT)
+        checks.expect_close(got, scipy32(gammaln, s), what=f"{name} on NaN, +inf and {DOMAIN}",
+                            hint="gammaln_cb(nan) is nan and gammaln_cb(inf) is inf, as SciPy's gammaln gives")
+
+
 def expect_gradient_not_io(ask, a):
     """The jaxpr of the gradient on `a` holds no io_callback."""
     io = count_eqns(ask, "io_callback", GRAD, what="Tracing jax.grad(gammaln_cb)", hint=JVP_HINT,
@@ -236,25 +301,27 @@ def expect_gradient_not_io(ask, a):
         "jax.pure_callback."))
 
 
-def check_derivative_paths(ask, a, big, t, digamma):
-    """jit(grad) on `a` and on `big`, vmap(grad, in_axes=1) and jvp's tangent (tangent `t`),
-    compiled (the executor's run, compiled_program) then eager (facts.eager_trace, facts.eager_replaced):
-    digamma values (`digamma` is scipy.special.digamma) depending on the host callbacks and
-    on scipy.special.digamma. The vmap and jvp paths are checked when they run (whether
-    they run is other tests' business)."""
+def check_derivative_paths(ask, a, big, huge, t, digamma):
+    """jit(grad) on `a`, on `big` and on `huge`, vmap(grad, in_axes=1) and jvp's tangent
+    (tangent `t`), compiled (the executor's run, compiled_program) then, but for `huge`, eager
+    (facts.eager_trace, facts.eager_replaced): digamma values (`digamma` is
+    scipy.special.digamma, the reference rounded to float32) depending on the host callbacks
+    and, but on `huge` (run once, as in the structure test), on scipy.special.digamma. The
+    vmap and jvp paths are checked when they run (whether they run is other tests' business)."""
     def psi(x):
-        return digamma(np.asarray(x, np.float64))
+        return scipy32(digamma, x)
 
     jvp = "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[1]"
-    # (what, expression, inputs, reference, must run)
-    paths = [("jax.jit(jax.grad(gammaln_cb))", GRAD, (a,), psi(a), True),
-             ("jax.jit(jax.grad(gammaln_cb)) on a large input", GRAD, (big,), psi(big), True),
+    # (what, expression, inputs, reference, must run, full: eager too, SciPy poisoned too)
+    paths = [("jax.jit(jax.grad(gammaln_cb))", GRAD, (a,), psi(a), True, True),
+             (f"jax.jit(jax.grad(gammaln_cb)) on {big.size} elements", GRAD, (big,), psi(big), True, True),
+             (f"jax.jit(jax.grad(gammaln_cb)) on {huge.size} elements", GRAD, (huge,), psi(huge), True, False),
              ("jax.vmap(jax.grad(gammaln_cb), in_axes=1)", f"jax.vmap({GRAD}, in_axes=1)", (a,),
-              psi(a).T, False),
-             ("the tangent of jax.jvp(gammaln_cb)", jvp, (a, t), psi(a) * t, False)]
-    for what, fn, args, ref, must in paths:
+              psi(a).T, False, True),
+             ("the tangent of jax.jvp(gammaln_cb)", jvp, (a, t), f32(psi(a) * t), False, True)]
+    for what, fn, args, ref, must, full in paths:
         names, inputs = _path_inputs(args)
-        for eager in (False, True):
+        for eager in (False, True)[:1 + full]:
             label = f"{what} (eager)" if eager else what
             # compiled: the grader's run poisons the program's host callbacks, and SciPy's digamma where
             # the witness serves them; eager: eager_trace poisons the host callbacks that run, eager_replaced digamma
@@ -266,17 +333,19 @@ def check_derivative_paths(ask, a, big, t, digamma):
                         raise
                     break
             else:
-                report = compiled_program(ask, fn, args, what=label, hint=JVP_HINT, replace=(DIGAMMA,),
-                                          optional=not must)
+                report = compiled_program(ask, fn, args, what=label, hint=JVP_HINT,
+                                          replace=(DIGAMMA,) if full else (), optional=not must)
                 if report is None:
                     break
             checks.expect_close(_value(report), ref, rtol=1e-4, atol=1e-5,
-                                what=f"{label} on inputs from 0.1 to 40", hint=TANGENT_HINT)
+                                what=f"{label} on {DOMAIN}", hint=TANGENT_HINT)
             checks.expect_depends(report, "host_callback", message=(
                 f"The values of {label} do not come from its host callbacks: every gradient element "
                 "must change when the callbacks' results do; compute psi(x) with scipy.special.digamma "
                 "through jax.pure_callback (jax.scipy.special.digamma does not count, nor does a "
                 "callback whose result is unused or multiplied by zero)"))
+            if not full:
+                break
             if eager:
                 report = ask.run(f"facts.eager_replaced({fn}, {names}, {REPLACE_DIGAMMA})", what=label,
                                  hint=JVP_HINT, **inputs)
@@ -446,24 +515,24 @@ def check_vmap_every_axis(ask, a, row, y, g):
 # ------------------------------------------------------------- gradient values ------
 
 def check_gradients(ask, a, digamma):
-    """jax.grad(gammaln_cb) and its jit on `a` equal digamma(a) (`digamma` is
-    scipy.special.digamma)."""
+    """jax.grad(gammaln_cb) and its jit on `a` equal digamma(a) rounded to float32
+    (`digamma` is scipy.special.digamma), NaN and infinities exactly."""
     for jit in (False, True):
         got = run_grad(ask, jit=jit, a=probe.numpy(a))
         name = "jax.jit(jax.grad(gammaln_cb))" if jit else "jax.grad(gammaln_cb)"
-        checks.expect_close(got, digamma(np.asarray(a, np.float64)), what=f"{name} on inputs from 0.1 to 40",
+        checks.expect_close(got, scipy32(digamma, a), what=f"{name} on {DOMAIN}, +inf and NaN",
                             rtol=1e-4, atol=1e-5, hint=TANGENT_HINT)
 
 
 def check_jvp(ask, a, gammaln, digamma):
-    """jax.jvp(gammaln_cb) at `a` with a tangent other than ones: primal gammaln(a), tangent
-    digamma(a) * t (`gammaln`, `digamma` from scipy.special)."""
-    a64 = np.asarray(a, np.float64)
-    t = np.linspace(-2.0, 3.0, a.size).astype(np.float32)
+    """jax.jvp(gammaln_cb) at `a` with a tangent other than ones (magnitudes 0.5 to 2, signs
+    alternating): primal gammaln(a), tangent digamma(a) * t, rounded to float32 (`gammaln`,
+    `digamma` from scipy.special), NaN and infinities exactly."""
+    t = (np.linspace(0.5, 2.0, a.size) * (-1.0) ** np.arange(a.size)).astype(np.float32)
     y, y_dot = ask.run("jax.jvp(gammaln_cb, (a,), (t,))", a=probe.numpy(a), t=probe.numpy(t),
                        what="jax.jvp of gammaln_cb", hint=JVP_HINT)
-    checks.expect_close(y, gammaln(a64), what="The primal output of jax.jvp(gammaln_cb)")
-    checks.expect_close(y_dot, digamma(a64) * t, rtol=1e-4, atol=1e-5,
+    checks.expect_close(y, scipy32(gammaln, a), what=f"The primal output of jax.jvp(gammaln_cb) on {DOMAIN}, +inf and NaN")
+    checks.expect_close(y_dot, f32(scipy32(digamma, a) * t), rtol=1e-4, atol=1e-5,
                         what="The tangent output of jax.jvp(gammaln_cb) for a tangent other than ones",
                         hint="multiply digamma(x) by the input tangent")
 
