@@ -3,9 +3,11 @@ multiplied by zero and the values come from jax.scipy.special.gammaln beside it.
 is right and the structure is there; the output just does not depend on the callback. (Before the executor's gates: 8. Every test that rests on what the notebook's process
 reports is now gated on the grader's run of the compiled forward or derivative program giving
 SciPy's values through the callbacks; the path this answer gets wrong fails its gate, so only the
-tests of the other path earn their point.)
+tests of the other path earn their point.) (3 before the whole domain: where float32's gammaln
+overflows, the callback's inf times zero is NaN, so the values are wrong there too, and the
+derivative test loses its point on the primal output of jax.jvp.)
 
-score: 3
+score: 2
 messages:
   - so this test earns nothing
   - The values of jax.jit(gammaln_cb) do not come from its host callback
