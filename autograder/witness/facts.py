@@ -7,8 +7,10 @@ reached by the test code in the grader's process. See autograder/shared/probe.py
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import os
 import re
 from collections.abc import Callable
 
@@ -175,7 +177,6 @@ _IPYTHON_HISTORY = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|__\w+__")
 
 def _settings() -> dict:
     """The process-wide settings a host function could change, by the name the student reads."""
-    import os
     import random
     import sys
     import warnings
@@ -222,17 +223,16 @@ class _Purity:
     is not the host function's and is not seen."""
 
     def __init__(self, namespace: dict):
-        import os
-        self.namespace, self.listdir, self.calls = namespace, os.listdir, []
+        self.namespace, self.calls = namespace, []
 
     def call(self, student, bound, via: str) -> dict:
         saved = np.geterr(), np.get_printoptions()
         np.seterr(**_NUMPY_BASELINE[0])
         np.set_printoptions(**_NUMPY_BASELINE[1])
         try:
-            before, folder = _state(self.namespace, student), set(self.listdir("."))
+            before, folder = _state(self.namespace, student), set(os.listdir("."))
             seen = hostcall.call(bound)
-            after, folder_after = _state(self.namespace, student), set(self.listdir("."))
+            after, folder_after = _state(self.namespace, student), set(os.listdir("."))
         finally:
             np.seterr(**saved[0])
             np.set_printoptions(**saved[1])
@@ -245,30 +245,32 @@ class _Purity:
         self.calls.append(entry)
         return seen
 
-    def through_jax(self, via: str):
-        """While inside, every host callback JAX runs (eagerly or compiled: pure_callback and
-        io_callback call the host function through JAX's _FlatCallback) is observed as above."""
-        import contextlib
-
+    def observed(self, via: str):
+        """A replacement of JAX's _FlatCallback.__call__ (see _flat_callback_calls) through
+        which every host callback JAX runs is observed as above."""
         from jax import tree_util
-        from jax._src import callback
-        original, purity = callback._FlatCallback.__call__, self
 
         def observed(flat, *flat_args):
             args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
-            seen = purity.call(flat.callback_func, functools.partial(flat.callback_func, *args, **kwargs), via)
+            seen = self.call(flat.callback_func, functools.partial(flat.callback_func, *args, **kwargs), via)
             if "error" in seen:
                 raise RuntimeError(seen["error"])
             return tree_util.tree_leaves(seen["result"])
+        return observed
 
-        @contextlib.contextmanager
-        def patched():
-            callback._FlatCallback.__call__ = observed
-            try:
-                yield
-            finally:
-                callback._FlatCallback.__call__ = original
-        return patched()
+
+@contextlib.contextmanager
+def _flat_callback_calls(replacement):
+    """While inside, `replacement(flat_callback, *flat_args)` runs for every host callback
+    JAX runs, eagerly or compiled (pure_callback and io_callback call the host function
+    through JAX's _FlatCallback), instead of _FlatCallback.__call__."""
+    from jax._src import callback
+    original = callback._FlatCallback.__call__
+    callback._FlatCallback.__call__ = replacement
+    try:
+        yield
+    finally:
+        callback._FlatCallback.__call__ = original
 
 
 def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
@@ -294,8 +296,8 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
         seen = purity.call(host.student, host(arg), "direct")
         report["values"].append(None if "error" in seen else [np.asarray(o) for o in tree_util.tree_leaves(seen["result"])])
     for via, run in (("eager", fn), ("jit", jax.jit(fn))):
-        for arg in inputs:
-            with purity.through_jax(via):
+        with _flat_callback_calls(purity.observed(via)):
+            for arg in inputs:
                 try:
                     jax.block_until_ready(run(jnp.asarray(arg)))
                     jax.effects_barrier()
@@ -331,12 +333,9 @@ def eager_trace(fn: Callable, *args) -> dict:
                 out = poison.values(out.size).reshape(out.shape).astype(out.dtype)
             outs.append(out)
         return outs
-    callback._FlatCallback.__call__ = poisoned
-    try:
+    with _flat_callback_calls(poisoned):
         outputs = provenance._flat(jax.block_until_ready(fn(*args)))
         jax.effects_barrier()
-    finally:
-        callback._FlatCallback.__call__ = original
     report["poisoned"]["host_callback"] = {"outputs": outputs, "sizes": sizes} if sizes else None
     return report
 
