@@ -15,7 +15,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign validate grade bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image lock host-lock venv test demo assign tables validate grade bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ dist/$(1)/.built: assignments/$(1)/$(1).ipynb $$(PROJECT_SRC) | image
 	touch $$@
 endef
 $(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
+
+tables:  ## copy each master notebook's point table ("How your answer is scored") into the README
+	$(HOST_PY) -m autograder.authoring.point_tables
 
 validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.validate $(ASSIGNMENTS)

@@ -8,10 +8,12 @@ in its own unprivileged process; Otter's in-process checks call it directly.
 program's opcodes, all computed from the program itself:
 - "calls": every custom_call in program order ({"target", "kind", "handler", "course",
   "attributes": the FFI attributes, {name: {"value", "type"}}, "operand_types",
-  "result_types"}), read from the parsed module before anything runs;
+  "result_types", "side_effect": an io_callback's has_side_effect}), read from the parsed
+  module before anything runs;
 - "value": the flat outputs of the program run as it is, on `args`;
 - "poisoned": the outputs with every FFI custom_call (and, with `each`, each one alone), and
-  every host callback, retargeted to the poison handler (autograder.shared.poison), and
+  every host callback ("host_callback"; "pure_callback": those without side effects, what
+  jax.pure_callback lowers to), retargeted to the poison handler (autograder.shared.poison), and
   with each host function the request names (`replace`: scipy.special.gammaln) poisoned
   where the witness serves the callbacks, so the verdicts can say whether the output
   depends on a piece and leaves it unchanged;
@@ -116,6 +118,7 @@ def _read(text: str, handlers: Handlers, bindings: dict, serve=None):
         refused = handlers.resolve(sorted({c.target for c in found if c.kind == "ffi"}), bindings)
     calls = [{"target": c.target, "kind": c.kind, "attributes": c.attributes,
               "operand_types": list(c.operand_types), "result_types": list(c.result_types),
+              "side_effect": c.side_effect,
               **(handlers.describe(c.target) if c.kind == "ffi" else {"handler": "", "course": False})}
              for c in found]
     return module, calls, refused
@@ -229,8 +232,13 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
         out["opcodes"] = stablehlo.opcodes(compiled)
         ffi = [i for i, c in enumerate(calls) if c["kind"] == "ffi"]
         host = [i for i, c in enumerate(calls) if c["kind"] == "host_callback"]
-        pieces = {"ffi": ffi, "host_callback": host, **({f"call:{i}": [i] for i in ffi} if each else {})}
+        pure = [i for i in host if not calls[i]["side_effect"]]   # pure_callback's, not io_callback's
+        pieces = {"ffi": ffi, "host_callback": host, "pure_callback": pure,
+                  **({f"call:{i}": [i] for i in ffi} if each else {})}
         for piece, indices in pieces.items():
+            if piece == "pure_callback" and indices == host:
+                out["poisoned"][piece] = out["poisoned"]["host_callback"]   # the same run
+                continue
             out["poisoned"][piece] = _poisoned(text, indices, args, targets, calls, serve, recorded) if indices else None
         size = max((v.size for v in value), default=0)
         for i in range(replace if host else 0):   # the same program, the witness serving with a poisoned host function

@@ -55,6 +55,7 @@ class CustomCall:
     attributes: dict[str, Attribute] = field(default_factory=dict)  # FFI attributes (eps=...)
     operand_types: tuple[str, ...] = ()
     result_types: tuple[str, ...] = ()
+    side_effect: bool = False                   # has_side_effect: io_callback's, never pure_callback's
 
 
 def classify_target(target: str) -> str:
@@ -90,7 +91,8 @@ def _custom_call(op: ir.Operation) -> CustomCall:
     return CustomCall(
         target=target, kind=classify_target(target), attributes=ffi_attrs,
         operand_types=tuple(str(v.type) for v in op.operands),
-        result_types=tuple(str(r.type) for r in op.results))
+        result_types=tuple(str(r.type) for r in op.results),
+        side_effect="has_side_effect" in attrs and bool(attrs["has_side_effect"].value))
 
 
 def walk(op: ir.Operation) -> Iterator[ir.Operation]:

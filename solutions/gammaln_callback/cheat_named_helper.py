@@ -9,7 +9,7 @@ score: 0
 messages:
   - so this test earns nothing
   - gammaln_cb holds no jax.pure_callback
-  - do not come from its host callbacks
+  - do not come from its pure_callback calls
   - computes math outside the callbacks
 """
 @jax.jit

@@ -5,8 +5,8 @@ now also compiles the paths for 16384 elements.
 
 score: 7
 messages:
-  - The values of jax.jit(gammaln_cb) on 16384 elements do not come from its host callback
-  - The values of jax.jit(jax.grad(gammaln_cb)) on 16384 elements do not come from its host callbacks
+  - The values of jax.jit(gammaln_cb) on 16384 elements do not come from its pure_callback
+  - The values of jax.jit(jax.grad(gammaln_cb)) on 16384 elements do not come from its pure_callback calls
   - The compiled program of jax.jit(gammaln_cb) on a float32 input of shape (128, 128) computes math outside the callbacks
 """
 def _cb(fn, x):

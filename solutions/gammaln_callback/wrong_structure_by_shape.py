@@ -4,7 +4,7 @@ in the forward pass and in the derivative. Every value is right at every size.
 
 score: 7
 messages:
-  - do not come from its host callback
+  - do not come from its pure_callback
   - computes math outside the callbacks
 """
 def _cb(fn, x):

@@ -4,7 +4,7 @@ in str(jaxpr) and every number is right. Every test also needs the grader's own 
 
 score: 0
 messages:
-  - calls no host callback
+  - calls no jax.pure_callback
   - pure_callback_doubler holds no jax.pure_callback
 """
 @jax.jit

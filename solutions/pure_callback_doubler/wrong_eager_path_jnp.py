@@ -4,7 +4,7 @@ result does not come from the host function.
 
 score: 9
 messages:
-  - pure_callback_doubler on shape (1,) calls no host callback
+  - pure_callback_doubler on shape (1,) calls no jax.pure_callback
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -4,7 +4,7 @@ likely try; plain JAX above. The grader traces and runs sizes up to 131072.
 score: 8
 messages:
   - holds 0 jax.pure_callback equations for an input of shape (131072,)
-  - pure_callback_doubler on shape (131072,) calls no host callback
+  - pure_callback_doubler on shape (131072,) calls no jax.pure_callback
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -3,7 +3,7 @@
 
 score: 0
 messages:
-  - calls no host callback
+  - calls no jax.pure_callback
   - pure_callback_doubler holds no jax.pure_callback
 """
 def pure_callback_doubler(x):

@@ -4,7 +4,7 @@ in jnp for large ones. Every number is right on every shape.
 score: 8
 messages:
   - holds 0 jax.pure_callback equations for an input of shape (1000,)
-  - on shape (1000,) calls no host callback
+  - on shape (1000,) calls no jax.pure_callback
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -4,7 +4,7 @@ the passes apart by its number of operands. The gradient comes straight from a
 distinct handler that is live in every element, but the forward kernel is called in
 the backward pass with other operands than in silu_ffi.
 
-score: 9
+score: 5
 messages:
   - The backward pass calls your forward kernel's handler (target 'silu_two_faced')
   - the derivative belongs in your backward kernel

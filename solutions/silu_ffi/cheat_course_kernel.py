@@ -4,7 +4,7 @@ live in every element of the gradient and the gradient comes straight from it; t
 derivative itself (halved) is computed by the forward kernel's own handler, which
 tells the passes apart by its number of operands.
 
-score: 9
+score: 5
 messages:
   - The gradient does not depend, in every element, on a backward kernel of your own
   - the course's kernels (rms_norm, rms_norm_fwd, rms_norm_bwd) do not count

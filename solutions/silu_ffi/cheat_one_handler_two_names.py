@@ -3,7 +3,7 @@ apart by its number of operands (RemainingArgs): x alone gives silu(x), (x, ȳ) 
 the gradient. Every value is right, the two custom_calls carry different names and the
 math is all in C++, but the backward pass has no handler of its own.
 
-score: 9
+score: 5
 messages:
   - The gradient does not depend, in every element, on a backward kernel of your own
   - one function registered under two target names

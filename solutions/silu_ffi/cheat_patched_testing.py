@@ -1,7 +1,7 @@
 """Cheat: silences numpy.testing before an answer whose backward kernel forgets the
 second term of the derivative.
 
-score: 4
+score: 7
 messages:
   - the backward kernel should compute ȳ·σ(x)·(1 + x·(1 − σ(x)))
 """

@@ -3,11 +3,11 @@ file (backward/silu_grad.cpp, loaded on its own), forgets the second term and re
 ȳ·σ(x) instead of ȳ·σ(x)·(1 + x·(1 − σ(x))). The grader's build of that second file is what
 runs the gradient, so it scores what wrong_backward_formula.py scores, for the same reasons.
 
-score: 4
+score: 7
 messages:
   - the backward kernel should compute ȳ·σ(x)·(1 + x·(1 − σ(x)))
   - The gradient on x in [-1000, 1000] differs from the reference
-  - The VJP of silu_ffi with a random cotangent differs from the reference
+  - jit(vmap(grad)) differs from the reference
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -2,7 +2,7 @@
 the cotangent in JAX. Every value is right and the math is in C++, but the gradient is
 not the backward kernel's output: the cotangent multiplication belongs in the kernel.
 
-score: 9
+score: 8
 messages:
   - is computed in JAX after your kernels
   - the backward kernel must return ȳ·silu'(x) itself

@@ -2,7 +2,7 @@
 the tangent, which forward mode accepts, but reverse mode has to transpose that
 ffi_call and cannot: every gradient raises.
 
-score: 1
+score: 4
 messages:
   - silu_ffi is not a jax.custom_vjp
   - an ffi_call cannot be differentiated

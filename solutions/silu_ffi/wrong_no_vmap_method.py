@@ -1,6 +1,6 @@
 """Wrong: both ffi_calls omit vmap_method, so every vmap raises.
 
-score: 7
+score: 6
 messages:
   - vmap is only supported for the ffi_call primitive when vmap_method is one of
   - give every jax.ffi.ffi_call a vmap_method

@@ -3,7 +3,7 @@
 chapter's custom_call count are right; there is no second handler, and the forward
 kernel does not take x as its only operand.
 
-score: 8
+score: 4
 messages:
   - The gradient does not depend, in every element, on a backward kernel of your own
   - Your forward kernel (target 'silu_two_modes') takes 2 operands

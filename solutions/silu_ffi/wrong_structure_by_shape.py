@@ -3,7 +3,7 @@ would likely look at; larger inputs go through jax.nn.silu and a jnp derivative.
 grader checks structure on the very inputs whose values it grades, small and large, and
 the backward kernel's on 131072 elements too.
 
-score: 7
+score: 6
 messages:
   - The output of jax.jit(silu_ffi) on shape (16, 25) does not come from your FFI kernel
   - jax.jit(silu_ffi) does not come from your FFI kernels, so there are no kernel values to check

@@ -200,9 +200,9 @@ def expect_program_from_scipy(ask, *, gammaln=None, digamma=None):
     report = compiled_program(ask, fn, (x,), what=what, hint=hint, replace=(name,))
     checks.expect_close(_value(report), reference(x.astype(np.float64)), what=f"{what} (the grader's run)",
                         rtol=1e-4 if digamma else 1e-5, atol=1e-5 if digamma else 1e-6, hint=hint)
-    checks.expect_depends(report, "host_callback", message=(
-        f"The values of {what} do not come from its host callbacks, so this test earns nothing: every element "
-        "must change when the callbacks' results do"))
+    checks.expect_depends(report, "pure_callback", message=(
+        f"The values of {what} do not come from its pure_callback calls (jax.pure_callback), so this test earns nothing: every "
+        "element must change when the pure callbacks' results do (an io_callback is not a pure callback)"))
     checks.expect_depends(report, name, message=(
         f"The values of {what} do not depend on {name}, so this test earns nothing: compute them on the host "
         f"with SciPy's {name.rpartition('.')[2]} through jax.pure_callback"))
@@ -247,11 +247,11 @@ def check_forward_paths(ask, a, big, huge, t, gammaln):
             continue
         checks.expect_close(_value(report), ref, what=f"{what} on {DOMAIN}",
                             hint="the values should be scipy.special.gammaln(x) for every element")
-        checks.expect_depends(report, "host_callback", message=(
-            f"The values of {what} do not come from its host callback: every output element must change "
+        checks.expect_depends(report, "pure_callback", message=(
+            f"The values of {what} do not come from its pure_callback: every output element must change "
             "when the callback's result does (a callback whose result is unused or multiplied by zero "
             "beside JAX math does not count)"))
-        checks.expect_straight(report, "host_callback", message=(
+        checks.expect_straight(report, "pure_callback", message=(
             f"The values of {what} are not the callback's output itself: return scipy.special.gammaln(x) "
             "from the host function and compute nothing on the callback's result in JAX (reshaping it "
             "back is fine)"))
@@ -340,8 +340,8 @@ def check_derivative_paths(ask, a, big, huge, t, digamma):
                     break
             checks.expect_close(_value(report), ref, rtol=1e-4, atol=1e-5,
                                 what=f"{label} on {DOMAIN}", hint=TANGENT_HINT)
-            checks.expect_depends(report, "host_callback", message=(
-                f"The values of {label} do not come from its host callbacks: every gradient element "
+            checks.expect_depends(report, "pure_callback", message=(
+                f"The values of {label} do not come from its pure_callback calls: every gradient element "
                 "must change when the callbacks' results do; compute psi(x) with scipy.special.digamma "
                 "through jax.pure_callback (jax.scipy.special.digamma does not count, nor does a "
                 "callback whose result is unused or multiplied by zero)"))

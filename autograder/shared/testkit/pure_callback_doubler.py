@@ -94,14 +94,16 @@ def expect_callback_output(report, want, what):
     checks.expect(len(report["value"]) == 1, (
         f"{what} returned {len(report['value'])} arrays; return one array, the callback's result."))
     expect_exactly_doubled(report["value"][0], want, what)
-    checks.expect(report["poisoned"]["host_callback"] is not None, (
-        f"{what} calls no host callback; the result must be the output of jax.pure_callback "
-        "for every input shape, eagerly and under jax.jit."))
-    checks.expect_depends(report, "host_callback", message=(
+    # The executor tells pure_callback from io_callback (piece "pure_callback"); an eager trace cannot.
+    piece = "pure_callback" if "pure_callback" in report["poisoned"] else "host_callback"
+    checks.expect(report["poisoned"][piece] is not None, (
+        f"{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
+        "result must be the output of jax.pure_callback for every input shape, eagerly and under jax.jit."))
+    checks.expect_depends(report, piece, message=(
         f"{what} does not take its result from the pure_callback: the grader replaced the "
         "callback's output and the result stayed the same; return the callback's output, not a "
         "value computed beside it"))
-    checks.expect_straight(report, "host_callback", message=(
+    checks.expect_straight(report, piece, message=(
         f"{what} computes on the pure_callback's output before returning it; the doubling must "
         "happen in the host function, and the result must be the callback's output itself "
         "(reshaping it is fine)"))

@@ -258,6 +258,46 @@ def backward_report(ask, x, w):
     return report
 
 
+def gradient_values(ask, fn, what, hint, *, per_example, grads=(0,), **inputs):
+    """kernel_values of a program whose outputs `grads` (indices) are gradients through
+    silu_ffi, credited only when each comes from a backward kernel of the answer's own: every
+    element of it changes when some call of a C++ handler other than the forward kernel's (and
+    no course kernel) is poisoned, and the forward kernel's handler, where a gradient depends
+    on it, is called as silu_ffi calls it on `per_example` (the input silu_ffi sees per
+    example): one operand, no larger than the program's largest input, the same attributes.
+    This is the task's core on the backward path: the gradient comes from the backward kernel."""
+    report = ask.program(fn, *inputs, what=what, hint=hint, each=True, **inputs)
+    expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
+                                    "are not your kernels'; compute SiLU and its derivative in C++.")
+    expect_ran(report, what)
+    checks.expect_depends(report, "ffi", message=(
+        f"{what} does not come from your FFI kernels, so there are no kernel values to check; call "
+        "your kernels with jax.ffi.ffi_call and return their outputs"))
+    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels, so its values "
+                                             "are not your kernels'; compute SiLU and its derivative in C++")
+    _, forward = forward_handlers(ask, per_example)
+    attributes = {sig[1] for sigs in forward.values() for sig in sigs}
+    limit = max(int(np.size(v)) for v in inputs.values())
+    for k in grads:
+        covered = np.zeros(np.shape(report["value"][k]), bool)
+        misused = False
+        for i, c in enumerate(report["calls"]):
+            entry = report["poisoned"].get(f"call:{i}")
+            mask = np.zeros_like(covered) if entry is None else poison.changed(report["value"][k], entry["outputs"][k])
+            if not mask.any() or c["course"]:
+                continue
+            if c["handler"] in forward:
+                sizes, attrs = _signature(c)
+                misused |= not (len(sizes) == 1 and sizes[0] <= limit and attrs in attributes)
+            else:
+                covered |= mask
+        checks.expect(covered.all() and not misused, (
+            f"{what} does not come, in every element, from a backward kernel of your own (a C++ handler "
+            "other than your forward kernel's, which may only recompute silu(x) there), so its values earn "
+            "nothing here; see the test of the backward kernel"))
+    return report["value"]
+
+
 def expect_distinct_backward_kernel(report, fwd, forward, size):
     """Every element of the gradient (backward_report's) changes when some call is poisoned
     whose handler is neither a course kernel nor one of `forward` (forward_handlers'); a
