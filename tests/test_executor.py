@@ -102,6 +102,20 @@ def test_a_program_with_host_callbacks_is_run_here_each_callback_served_by_the_w
     assert {c for _, c in served} == {-1, 0} and {i for i, _ in served} == {0, 1}
 
 
+def test_an_io_callback_is_a_host_callback_but_not_a_pure_callback():
+    """The doubler's and gammaln's gates ask for the piece "pure_callback": io_callback's
+    custom_call carries has_side_effect, pure_callback's never does."""
+    from jax.experimental import io_callback
+    declared = jax.ShapeDtypeStruct(X.shape, X.dtype)
+    text = _text(lambda v: (jax.pure_callback(lambda a: a * 2, declared, v),
+                            io_callback(lambda a: a * 3, declared, v)), X)
+    report = program.report(text, [X], serve=lambda index, operands, context: [operands[0] * (2 + index)])
+    assert [c["side_effect"] for c in report["calls"]] == [False, True]
+    pure, host = report["poisoned"]["pure_callback"]["outputs"], report["poisoned"]["host_callback"]["outputs"]
+    assert poison.changed(report["value"][0], pure[0]).all() and not poison.changed(report["value"][1], pure[1]).any()
+    assert poison.changed(report["value"][1], host[1]).all()
+
+
 @pytest.mark.parametrize("result, refused", [
     (lambda ops: [ops[0].astype(np.float64)], "a host callback returned float64[3, 8] as result 0 where the program declares float32[3, 8]"),
     (lambda ops: [ops[0][:2]], "a host callback returned float32[2, 8]"),

@@ -10,7 +10,7 @@ derivative test loses its point on the primal output of jax.jvp.)
 score: 2
 messages:
   - so this test earns nothing
-  - The values of jax.jit(gammaln_cb) do not come from its pure_callback
+  - The values of jax.jit(gammaln_cb) do not come from its
   - computes math outside the callbacks
 """
 def _cb(fn, x):

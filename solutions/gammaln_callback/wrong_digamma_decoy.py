@@ -8,7 +8,7 @@ tests of the other path earn their point.)
 score: 3
 messages:
   - so this test earns nothing
-  - do not come from its host callbacks
+  - do not come from its pure_callback calls
   - computes math outside the callbacks
 """
 def _cb(fn, x):

@@ -1,7 +1,10 @@
 """Wrong: io_callback (meant for side effects) instead of pure_callback for both SciPy calls.
+The exercise's core is SciPy through jax.pure_callback: every test presupposes it, so the
+right numbers earn nothing.
 
-score: 6
+score: 0
 messages:
+  - (an io_callback is not a pure callback)
   - gammaln_cb holds no jax.pure_callback
   - gammaln_cb uses io_callback
 """

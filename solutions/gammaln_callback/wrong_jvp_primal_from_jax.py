@@ -3,7 +3,7 @@ forward pass alone and the tangent use the callbacks. Every value is right.
 
 score: 9
 messages:
-  - The values of the primal output of jax.jvp(gammaln_cb) do not come from its host callback
+  - The values of the primal output of jax.jvp(gammaln_cb) do not come from its pure_callback
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(np.float32),

@@ -1,8 +1,10 @@
 """Wrong: io_callback (meant for side effects) instead of pure_callback; the host function
-itself is fine.
+itself is fine. The exercise's core is the result returned through jax.pure_callback: every
+test presupposes it, so the right numbers earn nothing.
 
-score: 8
+score: 0
 messages:
+  - calls no jax.pure_callback (io_callback, a callback with side effects, is not one)
   - pure_callback_doubler holds no jax.pure_callback
   - pure_callback_doubler uses io_callback
 """
