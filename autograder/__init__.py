@@ -6,7 +6,12 @@
              questions. Everything here may be subverted by student code.
 - runner/    the trusted grading process in the container (root): runs the hidden tests,
              starts and kills the witness, writes the results.
-- authoring/ instructors' tools run in the image: make assign, make validate, the bare floor.
+- executor/  the grader's own process without student Python (its own uid): reads the
+             compiled program an answer built and runs it with the course's kernels and
+             the grader's build of the answer's C++.
+- student/   what the student's notebook imports: Otter's Notebook with a safer export.
+- authoring/ instructors' tools run in the image: make assign, make validate, the bare floor,
+             the point tables.
 - host/      the instructor's machine (host venv): make grade, report, bench, demo.
 
 Imports point one way (tests/test_layout.py): nothing in runner/ or host/ reaches witness/.

@@ -58,7 +58,6 @@ def test_pure_callback_found_at_any_depth(where):
     """Is a pure_callback found however deeply it is nested?"""
     jaxpr = I.make_jaxpr(NESTINGS[where], X)
     assert len(I.find_eqns(jaxpr, I.pure_callback_p)) >= 1, jaxpr
-    assert "pure_callback" in I.primitive_names(jaxpr)
 
 
 def test_top_level_eqns_alone_miss_nested_callbacks():
@@ -153,11 +152,11 @@ def test_fake_bind_object_has_no_primitive_in_its_jaxpr():
     assert eqn.params["eps"] == np.float32(1e-5)
 
 
-def test_ffi_call_targets_read_without_lowering():
+def test_ffi_call_equations_read_without_lowering():
     """Are the FFI targets of a custom_vjp's passes read from ffi_call equations?"""
     from kernels.rms_norm import rms_norm
     x = jnp.ones((2, 4))
-    assert I.ffi_call_targets(I.make_jaxpr(rms_norm, x)) == ["rms_norm"]
-    grad_jaxpr = I.make_jaxpr(jax.grad(lambda v: rms_norm(v).sum()), x)
-    assert I.ffi_call_targets(grad_jaxpr) == ["rms_norm_fwd", "rms_norm_bwd"]
-    assert I.ffi_call_targets(I.make_jaxpr(cf.silu_callbacks, x)) == []
+    targets = lambda j: [e.params["target_name"] for e in I.find_eqns(j, I.ffi_call_p)]
+    assert targets(I.make_jaxpr(rms_norm, x)) == ["rms_norm"]
+    assert targets(I.make_jaxpr(jax.grad(lambda v: rms_norm(v).sum()), x)) == ["rms_norm_fwd", "rms_norm_bwd"]
+    assert targets(I.make_jaxpr(cf.silu_callbacks, x)) == []

@@ -174,4 +174,4 @@ def test_custom_op_jaxpr_has_pure_callback():
     """Is custom_op_jax a pure_callback in its jaxpr (and no FFI call)?"""
     jaxpr = jax.make_jaxpr(jax.jit(custom_op_jax))(jnp.arange(1.0, 5.0))
     assert len(inspection.find_eqns(jaxpr, inspection.pure_callback_p)) == 1
-    assert inspection.ffi_call_targets(jaxpr) == []
+    assert inspection.find_eqns(jaxpr, inspection.ffi_call_p) == []

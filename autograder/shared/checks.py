@@ -118,14 +118,6 @@ def expect_rules(have: dict[str, bool], *, name: str,
              f"{' and '.join(f'the {r} in {where[r]}[{name}]' for r in missing)}.")
 
 
-def expect_ffi_calls(calls: list[dict], *, message: str, at_least: int = 1) -> list[dict]:
-    """At least `at_least` custom_calls of registered FFI handlers among `calls`
-    (facts.custom_calls(...)); returns those."""
-    ffi = [c for c in calls if c.get("kind") == "ffi"]
-    expect(len(ffi) >= at_least, message)
-    return ffi
-
-
 # ---- provenance: what a result depends on (reports of autograder.witness.provenance.trace) ----
 
 def expect_ran(report: dict, what: str) -> None:

@@ -4,7 +4,7 @@ Every test function takes Otter's `env` and asks through `ask = probe.connect(en
 
     x = ask.normal(31, (3, 7), scale=4)                 # float32 NumPy input
     y = ask.run("jax.jit(silu_ffi)(x)", x=x, what="jax.jit(silu_ffi)", hint="...")
-    calls = ask.run("facts.custom_calls(silu_ffi, x)", x=x, what="Lowering ...")
+    n = ask.run('facts.count_eqns(f, x, primitive="pure_callback")', x=x, what="Tracing f")
     report = ask.program("silu", "x", x=x, what="jax.jit(silu)")  # the program, run by the executor
 
 `ask.run` evaluates one expression where the answer lives and returns plain data

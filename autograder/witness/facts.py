@@ -8,7 +8,6 @@ reached by the test code in the grader's process. See autograder/shared/probe.py
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import os
 import re
@@ -20,23 +19,6 @@ from autograder.witness import hostcall, inspection
 
 _PRIMITIVES = {"pure_callback": inspection.pure_callback_p, "io_callback": inspection.io_callback_p,
                "debug_callback": inspection.debug_callback_p, "ffi_call": inspection.ffi_call_p}
-
-
-def custom_calls(fn: Callable, *args) -> list[dict]:
-    """Every stablehlo.custom_call in `jax.jit(fn).lower(*args)`: target, kind ("ffi",
-    "host_callback" or "builtin"), attributes {name: {"value", "type"}}, operand and
-    result types."""
-    return [dataclasses.asdict(c) for c in inspection.custom_calls(inspection.lower(fn, *args))]
-
-
-def ffi_targets(fn: Callable, *args) -> list[str]:
-    """Targets of the registered FFI handlers the lowering calls, in program order."""
-    return [c["target"] for c in custom_calls(fn, *args) if c["kind"] == "ffi"]
-
-
-def primitive_names(fn: Callable, *args) -> list[str]:
-    """The sorted names of every primitive in make_jaxpr(fn)(*args), nested ones included."""
-    return sorted(set(inspection.primitive_names(inspection.make_jaxpr(fn, *args))))
 
 
 def count_eqns(fn: Callable, *args, primitive: str) -> int:

@@ -68,11 +68,6 @@ def find_eqns(jaxpr, primitive: PrimitiveLike) -> list[jex_core.JaxprEqn]:
     return [eqn for eqn in iter_eqns(jaxpr) if _matches(eqn, primitive)]
 
 
-def primitive_names(jaxpr) -> list[str]:
-    """Names of every primitive in `jaxpr`, nested ones included, in walk order."""
-    return [eqn.primitive.name for eqn in iter_eqns(jaxpr)]
-
-
 def callback_function(eqn: jex_core.JaxprEqn) -> Callable[..., list[np.ndarray]]:
     """The host function behind a pure_callback/io_callback equation, callable on NumPy
     arrays (flattened operands in, flat list of outputs back)."""
@@ -80,11 +75,6 @@ def callback_function(eqn: jex_core.JaxprEqn) -> Callable[..., list[np.ndarray]]
         raise TypeError(f"not a callback equation: {eqn.primitive.name}")
     flat = eqn.params["callback"]
     return lambda *args: list(flat(*args))
-
-
-def ffi_call_targets(jaxpr) -> list[str]:
-    """Target names of the jax.ffi.ffi_call equations, without lowering anything."""
-    return [eqn.params["target_name"] for eqn in find_eqns(jaxpr, ffi_call_p)]
 
 
 # ------------------------------------------------------------- StableHLO ----------

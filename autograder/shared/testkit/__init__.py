@@ -1,7 +1,7 @@
 """What the tests of each assignment share, so that a test cell reads as a few calls and a
 comparison: one module per assignment (its references, its "is it defined, is the
 primitive untouched" preambles, its value comparisons over the transformations the task
-names) and `common` for what several assignments use.
+names); reduce_sum_programs holds reduce_sum_rules' verdicts on its compiled programs.
 
 Test code runs in the grader's process (the runner) and, for public tests under
 grader.check, in the student's: these modules only ask through `probe` and judge with
