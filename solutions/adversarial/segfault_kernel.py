@@ -1,15 +1,13 @@
-"""A SiLU whose forward C++ kernel reads address 0: every test that runs the forward
-kernel fails with the crash in words, in the grader's executor (which runs the compiled
-programs with silu.cc built by the grader) or in the notebook's process (eager calls); the
-test that never runs it passes (vmap of grad, whose program drops the unused forward call;
-the backward kernel's public test now runs jax.value_and_grad's program, which does run
-it); each program after a crash gets a fresh process.
+"""A SiLU whose forward C++ kernel reads address 0: every test runs the forward kernel's
+program in the grader's executor (which runs the compiled programs with silu.cc built by
+the grader), the backward tests too (their gate asks which handlers silu_ffi's own program
+calls), so every test fails with the crash in words; each program after a crash gets a
+fresh process.
 
 assignment: silu_ffi
-score: 1
+score: 0
 messages:
   - The grader's run of your program crashed with SIGSEGV
-  - Your notebook's process crashed with SIGSEGV
 """
 SILU_CC = r"""
 #include <cmath>
