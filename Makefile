@@ -3,14 +3,15 @@
 IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["image"])')
 LAB_IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["lab_image"])')
 BASE_IMAGE ?= debian:trixie-slim
-NAMES := reduce_sum_rules gammaln_callback silu_ffi ffi_lowering pure_callback_doubler
+# The assignments: the packages of autograder/assignments/ (autograder.assignments.ALL).
+NAMES := $(patsubst autograder/assignments/%/__init__.py,%,$(wildcard autograder/assignments/*/__init__.py))
 DOCKER_RUN = docker run --rm --network none -v "$(CURDIR):/repo" -w /repo \
              -e PYTHONPATH=/repo -e JAX_INTEROP_KERNEL_CACHE=/tmp/kernel-cache
 PYTEST_ARGS ?=
 # The instructor's side (otter grade, make grade, end-to-end tests) runs in a venv on the host.
 VENV := .venv
 HOST_PY := PYTHONPATH=$(CURDIR) $(VENV)/bin/python
-PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) \
+PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) \
                docker/requirements.lock otter_config.json
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))

@@ -3,9 +3,9 @@ import ast
 
 import pytest
 
-from autograder.shared import assignments, catalogue
+from autograder.shared import paths, catalogue
 
-PRESENT = assignments.present()
+PRESENT = paths.present()
 
 
 @pytest.mark.parametrize("name", PRESENT)
@@ -29,14 +29,14 @@ def test_expectations_are_consistent(name):
 @pytest.mark.parametrize("name", PRESENT)
 def test_reference_is_the_masters_solution(name):
     """Is solutions/<name>/reference.py exactly the master notebook's solution cell?"""
-    source = (assignments.solutions(name) / "reference.py").read_text()
+    source = (paths.solutions(name) / "reference.py").read_text()
     docstring = ast.parse(source).body[0]
     body = "\n".join(source.splitlines()[docstring.end_lineno:])
     assert body.strip() == catalogue.solution_cell(name).strip()
 
 
 def test_all_five_assignments_are_present():
-    assert assignments.present() == list(assignments.NAMES)
+    assert paths.present() == list(paths.NAMES)
 
 
 # Points a takeover may gain: the tests whose verdict rests on what the student's process
@@ -54,7 +54,7 @@ def test_a_protocol_takeover_earns_what_its_real_code_earns():
              "protocol_takeover_silu_ffi": ("silu_ffi", "cheat_custom_vjp_around_jax_nn_silu")}
     pairs |= {name: (a.assignment, a.base) for name, a in attacks.items() if a.base}
     assert set(pairs) == set(attacks)
-    assert {a.assignment for a in attacks.values()} == set(assignments.present())
+    assert {a.assignment for a in attacks.values()} == set(paths.present())
     for attack, (assignment, real) in pairs.items():
         (honest,) = [a for a in catalogue.answers(assignment) if a.name == real]
         assert attacks[attack].assignment == assignment

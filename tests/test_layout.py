@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {
     "shared": {"shared"},
     "witness": {"shared", "kernels"},
-    "runner": {"shared"},
+    "runner": {"shared", "assignments"},   # the exercises' records
+    "assignments": {"shared"},
     "executor": {"shared", "kernels"},
     "authoring": {"shared", "runner", "witness", "kernels"},
     "host": {"shared"},

@@ -4,10 +4,10 @@ names the exercise's core; the README's per-assignment section holds the same ce
 import pytest
 
 from autograder.authoring import point_tables
-from autograder.shared import assignments
+from autograder.shared import paths
 
 
-@pytest.mark.parametrize("name", assignments.NAMES)
+@pytest.mark.parametrize("name", paths.NAMES)
 def test_table_lists_every_test_with_its_points(name):
     text = point_tables.cell(name)
     assert point_tables.rows(text) == point_tables.tests(name)
@@ -16,7 +16,7 @@ def test_table_lists_every_test_with_its_points(name):
     assert "**The core of this exercise:" in text
 
 
-@pytest.mark.parametrize("name", assignments.NAMES)
+@pytest.mark.parametrize("name", paths.NAMES)
 def test_readme_holds_the_same_table(name):
     readme = point_tables.README.read_text()
     assert point_tables.copies(readme).get(name) == point_tables.readme_copy(name), (

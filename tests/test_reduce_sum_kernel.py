@@ -10,7 +10,7 @@ import pytest
 from jax.interpreters import mlir
 
 from autograder.shared import stablehlo
-from autograder.shared.testkit import reduce_sum_rules as kit
+from autograder.assignments.reduce_sum_rules import grader as kit
 from autograder.witness import facts
 from kernels import reduce_sum
 from tests import chapter_examples as ch

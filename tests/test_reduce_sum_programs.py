@@ -2,7 +2,7 @@
 executed here as the witness would, the programs the tests hand over (jit, jvp, vmap,
 linear_transpose, second order) read and run through autograder.executor.program with
 handlers of its own (the course's kernels, __grader_reduce_sum__ among them), and the kit's
-verdicts on them (autograder/shared/testkit/reduce_sum_programs.py): a correct answer passes,
+verdicts on them (autograder/assignments/reduce_sum_rules/programs.py): a correct answer passes,
 and each answer that computes a sum without the primitive's kernel is caught."""
 import json
 
@@ -11,16 +11,16 @@ import pytest
 
 from autograder.executor import program
 from autograder.executor.handlers import Handlers
-from autograder.shared import assignments, poison, probe
-from autograder.shared.testkit import reduce_sum_rules as kit
+from autograder.shared import paths, poison, probe
+from autograder.assignments.reduce_sum_rules import grader as kit
 from autograder.witness.evaluate import evaluate
 
-REFERENCE = (assignments.solutions("reduce_sum_rules") / "reference.py").read_text()
+REFERENCE = (paths.solutions("reduce_sum_rules") / "reference.py").read_text()
 HANDLERS = Handlers()
 
 
 def given_cell() -> str:
-    nb = json.loads(assignments.master("reduce_sum_rules").read_text())
+    nb = json.loads(paths.master("reduce_sum_rules").read_text())
     (cell,) = [c for c in nb["cells"] if c["cell_type"] == "code" and "= Primitive(" in "".join(c["source"])]
     return "".join(cell["source"])
 
@@ -124,7 +124,7 @@ def test_a_vmapped_sum_the_kernel_does_not_compute_fails_the_kit(answer, message
 
 def test_a_jvp_primal_that_binds_only_under_the_poison_fails_the_kit():
     """Is a JVP rule caught whose primal binds the primitive only while the grader's poison is in (cheat_jvp_primal_detects_the_poison)?"""
-    answer = (assignments.solutions("reduce_sum_rules") / "cheat_jvp_primal_detects_the_poison.py").read_text()
+    answer = (paths.solutions("reduce_sum_rules") / "cheat_jvp_primal_detects_the_poison.py").read_text()
     ask = ask_for(answer)
     x, t = ask.normal(7, (2, 3, 4)), ask.normal(8, (2, 3, 4))
     with pytest.raises(AssertionError, match="the values do not come from custom_reduce_sum_p"):

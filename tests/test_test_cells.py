@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring import test_cells
+from autograder.shared import paths
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = ["reduce_sum_rules", "gammaln_callback", "silu_ffi", "ffi_lowering", "pure_callback_doubler"]
+NAMES = paths.NAMES
 
 GOOD = '''""" # BEGIN TEST CONFIG
 points: 1

@@ -21,20 +21,20 @@ import yaml
 from otter.assign import main as otter_assign
 
 from autograder.authoring import test_cells
-from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared import paths, catalogue, config as settings
 from autograder.shared.cases import cases
 
 
 def build(name: str) -> None:
-    bad = test_cells.problems(assignments.master(name))
+    bad = test_cells.problems(paths.master(name))
     if bad:
         raise SystemExit(f"{name}: the test cells do not compile:\n  " + "\n  ".join(bad))
-    out = assignments.dist(name)
+    out = paths.dist(name)
     shutil.rmtree(out, ignore_errors=True)
-    otter_assign(str(assignments.master(name)), str(out), no_pdfs=True)
+    otter_assign(str(paths.master(name)), str(out), no_pdfs=True)
     (stamped,) = (out / "autograder").glob(f"{name}-autograder_*.zip")
-    stamped.rename(assignments.autograder_zip(name))
-    replace_setup(assignments.autograder_zip(name), settings.load_or_exit(), own_limits(name))
+    stamped.rename(paths.autograder_zip(name))
+    replace_setup(paths.autograder_zip(name), settings.load_or_exit(), own_limits(name))
     check_student_folder(name)
 
 
@@ -47,7 +47,7 @@ PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernel
 def own_limits(name: str) -> dict:
     """The `limits:` of the master notebook's ASSIGNMENT CONFIG: keys of otter_config.json's
     limits this assignment changes (Otter itself ignores the key)."""
-    nb = json.loads(assignments.master(name).read_text())
+    nb = json.loads(paths.master(name).read_text())
     for cell in nb["cells"]:
         source = "".join(cell["source"])
         if cell["cell_type"] == "raw" and source.lstrip().startswith("# ASSIGNMENT CONFIG"):
@@ -61,7 +61,7 @@ def replace_setup(zip_path: Path, config: settings.Config, limits: dict) -> None
     top-level otter_config.json into the zip: Otter's settings into its otter_config.json
     (under the assignment's own generate: keys), the limits into files/limits.json (under the
     assignment's own limits:)."""
-    root = assignments.repo_root()
+    root = paths.repo_root()
     with zipfile.ZipFile(zip_path) as z:
         kept = [(info, z.read(info)) for info in z.infolist() if info.filename not in REPLACED]
     kept = [(info, json.dumps(settings.zip_config(config, json.loads(data)), indent=2).encode()
@@ -86,7 +86,7 @@ def replace_setup(zip_path: Path, config: settings.Config, limits: dict) -> None
 def _hidden_test_lines(name: str) -> set[str]:
     """Lines of the hidden test functions in the autograder zip that no public test has."""
     hidden, public = set(), set()
-    for case in cases(assignments.autograder_zip(name)):
+    for case in cases(paths.autograder_zip(name)):
         lines = {l.strip() for l in case.source.splitlines()
                  if len(l.strip()) > 25 and not l.strip().startswith(("import ", "from "))}
         (hidden if case.hidden else public).update(lines)
@@ -127,7 +127,7 @@ def _text(path: Path) -> str:
 
 def check_student_folder(name: str) -> None:
     """No hidden test and no reference solution line anywhere under dist/<name>/student."""
-    texts = {p: _text(p) for p in (assignments.dist(name) / "student").rglob("*") if p.is_file()}
+    texts = {p: _text(p) for p in (paths.dist(name) / "student").rglob("*") if p.is_file()}
     leaks = [f"hidden test line {l!r}" for l in sorted(_hidden_test_lines(name))
              if any(l in s for s in texts.values())]
     leaks += [f"solution line {l!r}" for l in _solution_lines(name) if any(l in s for s in texts.values())]
@@ -137,12 +137,12 @@ def check_student_folder(name: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=assignments.present())
+    parser.add_argument("names", nargs="*", default=paths.present())
     for name in parser.parse_args(argv).names:
         print(f"== otter assign {name}", flush=True)
         build(name)
-        print(f"   {assignments.student_notebook(name).relative_to(assignments.repo_root())}\n"
-              f"   {assignments.autograder_zip(name).relative_to(assignments.repo_root())}", flush=True)
+        print(f"   {paths.student_notebook(name).relative_to(paths.repo_root())}\n"
+              f"   {paths.autograder_zip(name).relative_to(paths.repo_root())}", flush=True)
     return 0
 
 

@@ -16,17 +16,17 @@ import sys
 from pathlib import Path
 
 from autograder.authoring.test_cells import test_cells
-from autograder.shared import assignments
+from autograder.shared import paths
 
 HEADING = "## How your answer is scored"
-README = assignments.repo_root() / "README.md"
+README = paths.repo_root() / "README.md"
 _COPY = re.compile(r"(<!-- point table: (\w+) -->\n)(.*?)(<!-- end point table -->)", re.S)
 _ROW = re.compile(r"^\| (\d+) \| `(test_\w+)` \| (yes|no \(hidden\)) \| .* \| ([\d.]+) \|$", re.M)
 
 
 def cell(name: str) -> str:
     """The text of the notebook's scoring cell (its heading included)."""
-    notebook = assignments.master(name)
+    notebook = paths.master(name)
     for c in json.loads(notebook.read_text())["cells"]:
         text = "".join(c["source"])
         if c["cell_type"] == "markdown" and text.startswith(HEADING):
@@ -42,7 +42,7 @@ def rows(text: str) -> list[tuple[str, bool, float]]:
 def tests(name: str) -> list[tuple[str, bool, float]]:
     """(test, hidden, points) of each test cell of the master notebook, in order."""
     found = []
-    for _, source in test_cells(assignments.master(name)):
+    for _, source in test_cells(paths.master(name)):
         test = re.search(r"^def (test_\w+)\(", source, re.M)
         points = re.search(r"^points: ([\d.]+)$", source, re.M)
         hidden = re.search(r"^hidden: (true|false)$", source, re.M)

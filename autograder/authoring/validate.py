@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared import paths, catalogue, config as settings
 from autograder.runner import sandbox
 
 @dataclass
@@ -55,7 +55,7 @@ def run_runner(submission: Path, assignment: str, root: Path, user: tuple[str, s
     """Grade one submission with the trusted runner, in an /autograder-like folder `root`
     holding the autograder zip's files (as on Gradescope). Attacks wait less (the config's
     validate.attack_limits): an endless loop would otherwise hold a job for minutes."""
-    with zipfile.ZipFile(assignments.autograder_zip(assignment)) as z:
+    with zipfile.ZipFile(paths.autograder_zip(assignment)) as z:
         z.extractall(root / "source")
     if attack:
         limits = root / "source" / settings.LIMITS_FILE
@@ -141,7 +141,7 @@ def grading_account(name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=[*assignments.present(), "adversarial"],
+    parser.add_argument("names", nargs="*", default=[*paths.present(), "adversarial"],
                         help="assignments, and/or 'adversarial' for the attacks (default: all)")
     validate = settings.load().validate
     parser.add_argument("--jobs", type=int, default=validate.jobs)

@@ -4,7 +4,7 @@ The executor holds only handlers the grader chose:
 - the course's kernels (kernels.rms_norm: rms_norm, rms_norm_fwd, rms_norm_bwd;
   kernels.reduce_sum: __grader_reduce_sum__, what reduce_sum_rules' primitive lowers to
   while it is graded) and the grader's poison, registered before the first program;
-- for an assignment whose answer writes C++ (silu_ffi: the testkit's ANSWER_CPP), every C++
+- for an assignment whose answer writes C++ (silu_ffi: its record's answer_cpp, autograder.assignments), every C++
   source the notebook wrote, wherever and however it compiled it, compiled here by the
   grader each into its own library (autograder/executor/cpp.py), never the library the
   student's process built: the runner reads the files and hands over their text.

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared import paths, catalogue, config as settings
 from autograder.host import grade
 
 QUIET = lambda *_: None  # noqa: E731
@@ -37,15 +37,15 @@ QUIET = lambda *_: None  # noqa: E731
 def bare(name: str, config: settings.Config) -> dict:
     """Run autograder.authoring.bare_run on the reference notebook in a fresh container with
     make grade's CPU and memory limits (a floor measured on more CPUs would measure the CPUs)."""
-    root = assignments.repo_root()
+    root = paths.repo_root()
     t0 = time.perf_counter()
     out = subprocess.run(
         ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo", "-w", "/tmp",
          "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory,
          "--memory-swap", config.containers.memory,
          "-e", "PYTHONPATH=/repo", config.image, "python", "-m", "autograder.authoring.bare_run",
-         f"/repo/{assignments.autograder_notebook(name).relative_to(root)}",
-         f"/repo/{assignments.autograder_zip(name).relative_to(root)}"],
+         f"/repo/{paths.autograder_notebook(name).relative_to(root)}",
+         f"/repo/{paths.autograder_zip(name).relative_to(root)}"],
         capture_output=True, text=True, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     result["wall"] = time.perf_counter() - t0
@@ -55,7 +55,7 @@ def bare(name: str, config: settings.Config) -> dict:
 def one_submission(name: str, work: Path, config: settings.Config):
     folder = work / name
     folder.mkdir(parents=True)
-    catalogue.write_submission(name, (assignments.solutions(name) / "reference.py").read_text(),
+    catalogue.write_submission(name, (paths.solutions(name) / "reference.py").read_text(),
                                folder / "reference.ipynb")
     t0 = time.perf_counter()
     one = dataclasses.replace(config, containers=dataclasses.replace(config.containers, parallel=1))
@@ -108,7 +108,7 @@ def swarm_throughput(name: str, work: Path, config: settings.Config) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=assignments.present())
+    parser.add_argument("names", nargs="*", default=paths.present())
     parser.add_argument("--batch", type=int, default=20)
     parser.add_argument("--swarm", action="store_true", help="also the Swarm backend on a local two-node swarm")
     args = parser.parse_args(argv)

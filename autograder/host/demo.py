@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared import paths, catalogue, config as settings
 from autograder.host import grade
 
 CRASH = '"""An answer cell that aborts the process: it is skipped, the rest is graded."""\nimport os\nos.abort()\n'
@@ -38,13 +38,13 @@ def samples(name: str, folder: Path) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=assignments.present())
+    parser.add_argument("names", nargs="*", default=paths.present())
     args = parser.parse_args(argv)
     config = settings.load_or_exit()
     t0 = time.perf_counter()
     table, reports = [], []
     for name in args.names:
-        base = assignments.repo_root() / "dist" / "demo" / name
+        base = paths.repo_root() / "dist" / "demo" / name
         expected = samples(name, base / "submissions")
         rows = grade.grade_all(name, base / "submissions", base, config)
         table += [(name, r.file, expected.get(r.file, "?"), f"{sum(r.scores.values()):g}", r.status) for r in rows]

@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.shared import assignments, config as settings, submissions
+from autograder.shared import paths, config as settings, submissions
 from autograder.host import container, report
 from autograder.shared.cases import cases
 
@@ -46,7 +46,7 @@ def grading_image(assignment: str, base_image: str) -> str:
         os.dup2(log.fileno(), 2)
         failed = True
         try:
-            image = build_image(str(assignments.autograder_zip(assignment)), base_image, assignment,
+            image = build_image(str(paths.autograder_zip(assignment)), base_image, assignment,
                                 AutograderConfig())
             failed = False
             return image
@@ -65,7 +65,7 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
               backend: str = "local") -> list[report.Row]:
     """Grade every submission in `folder` with the limits of `config` (otter_config.json);
     `seed` regrades with the inputs of an earlier grading (the CSV's seed column)."""
-    all_cases = cases(assignments.autograder_zip(assignment))
+    all_cases = cases(paths.autograder_zip(assignment))
     maximum = sum(c.points for c in all_cases)
     image, limits = grading_image(assignment, config.image), config.containers
     with tempfile.TemporaryDirectory() as work:
@@ -130,8 +130,8 @@ def _on_swarm(subs, image: str, config: settings.Config, seed, row, log) -> list
 
 def front_door(assignment: str, folder: Path) -> str | None:
     """Why `make grade` cannot start, in one sentence (None: it can)."""
-    if assignment not in assignments.NAMES:
-        return f"{assignment!r} is not an assignment; choose one of: {', '.join(assignments.NAMES)}."
+    if assignment not in paths.NAMES:
+        return f"{assignment!r} is not an assignment; choose one of: {', '.join(paths.NAMES)}."
     if not folder.is_dir():
         return (f"the folder of submissions {str(folder)!r} does not exist; "
                 f"give one with SUBMISSIONS=<folder of .ipynb or .zip files>.")
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     config = settings.load_or_exit()
     if args.registry:
         config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, registry=args.registry))
-    out = args.out or assignments.repo_root() / "dist" / "grades" / args.assignment
+    out = args.out or paths.repo_root() / "dist" / "grades" / args.assignment
     t0 = time.perf_counter()
     rows = grade_all(args.assignment, args.submissions, out, config, seed=args.seed, backend=args.backend)
     print(f"{len(rows)} submissions in {time.perf_counter() - t0:.0f} s\n"

@@ -35,7 +35,7 @@ from pathlib import Path
 import yaml
 
 from autograder.host import container, report, swarm
-from autograder.shared import assignments, config as settings, logframes, submissions
+from autograder.shared import paths, config as settings, logframes, submissions
 from autograder.shared.cases import cases
 
 SHARD = 50                       # submissions per Job (one index each)
@@ -102,7 +102,7 @@ def render(assignment: str, folder: Path, out: Path | None, config: settings.Con
            namespace: str = "default") -> Path:
     """Write the batch's manifests and its record; returns the batch's folder."""
     batch, key = secrets.token_hex(4), secrets.token_bytes(32)
-    out = out or assignments.repo_root() / "dist" / "k8s" / assignment / batch
+    out = out or paths.repo_root() / "dist" / "k8s" / assignment / batch
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         subs = submissions.collect(folder, assignment, Path(work), config.limits.notebook_bytes)
@@ -169,7 +169,7 @@ def collect(out: Path, config: settings.Config, logs=kubectl_logs) -> list[repor
             r.peak_mb = outcome.peak_mb
             rows.append(r)
     rows.sort(key=lambda r: r.file)
-    all_cases = cases(assignments.autograder_zip(assignment))
+    all_cases = cases(paths.autograder_zip(assignment))
     report.write_csv(out / "final_grades.csv", rows, all_cases)
     report.write_html(out / "report.html", assignment, rows, all_cases)
     return rows
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("render")
-    r.add_argument("assignment", choices=assignments.NAMES)
+    r.add_argument("assignment", choices=paths.NAMES)
     r.add_argument("submissions", type=Path)
     r.add_argument("--image", help="the grading image as the cluster pulls it (default: push to cluster.registry)")
     r.add_argument("--out", type=Path)

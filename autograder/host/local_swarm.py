@@ -23,7 +23,7 @@ from pathlib import Path
 
 from python_on_whales import DockerClient, docker
 
-from autograder.shared import assignments
+from autograder.shared import paths
 
 MANAGER_IP = "10.231.0.1"
 REGISTRY = f"{MANAGER_IP}:5000"
@@ -104,7 +104,7 @@ class LocalSwarm:
             token = docker.swarm.join_token("worker")
             for w in self.workers:
                 w.docker.swarm.join(f"{MANAGER_IP}:2377", token=token)
-            sh("bash", str(assignments.repo_root() / "docker" / "registry.sh"), "start", REGISTRY,
+            sh("bash", str(paths.repo_root() / "docker" / "registry.sh"), "start", REGISTRY,
                str(REGISTRY_DIR))
         except BaseException:
             self.__exit__()
@@ -115,7 +115,7 @@ class LocalSwarm:
         for w in self.workers:
             w.remove()
         sh("docker", "swarm", "leave", "--force", check=False)
-        sh("bash", str(assignments.repo_root() / "docker" / "registry.sh"), "stop", str(REGISTRY_DIR),
+        sh("bash", str(paths.repo_root() / "docker" / "registry.sh"), "stop", str(REGISTRY_DIR),
            check=False)
         shutil.rmtree(REGISTRY_DIR, ignore_errors=True)
         shutil.rmtree(f"/etc/docker/certs.d/{REGISTRY}", ignore_errors=True)

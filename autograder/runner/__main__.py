@@ -44,6 +44,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import assignments as exercises
 from autograder.shared import cases, cells, config as settings, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
@@ -81,7 +82,7 @@ def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> 
     for path in (home, home / "tmp", target):
         os.chown(path, account.pw_uid, account.pw_gid)
     os.chmod(home, 0o700)
-    listing = cells.write(nb, work / "cells.json", cells.witness_imports(assignment))
+    listing = cells.write(nb, work / "cells.json", exercises.record(assignment).witness_imports)
     os.chmod(listing, 0o644)
     return listing
 
@@ -117,7 +118,7 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, nb, work, user, assignment))
             answer = witness.answer
-        read_cpp = (lambda: read_answer_cpp(work / "student", user)) if cells.answer_compiles_cpp(assignment) else None
+        read_cpp = (lambda: read_answer_cpp(work / "student", user)) if exercises.record(assignment).answer_cpp else None
         executor = Executor(work / "executor", limits, executor_user, read_cpp=read_cpp)
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         for test_file in tests:

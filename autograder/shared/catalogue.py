@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from autograder.shared import assignments
+from autograder.shared import paths
 
 ANSWER_CELL_TAG = "otter_answer_cell"
 
@@ -56,7 +56,7 @@ class Answer:
         own = self.path.read_text()
         if not self.base:
             return own
-        return (assignments.solutions(self.assignment) / f"{self.base}.py").read_text() + "\n\n" + own
+        return (paths.solutions(self.assignment) / f"{self.base}.py").read_text() + "\n\n" + own
 
 
 def parse(assignment: str, path: Path) -> Answer:
@@ -78,7 +78,7 @@ def parse(assignment: str, path: Path) -> Answer:
 
 def answers(assignment: str) -> list[Answer]:
     """The catalogue of one assignment, or of the attacks (assignment "adversarial")."""
-    return [parse(assignment, p) for p in sorted(assignments.solutions(assignment).glob("*.py"))]
+    return [parse(assignment, p) for p in sorted(paths.solutions(assignment).glob("*.py"))]
 
 
 _CELL_MARK = re.compile(r"^# %%(?: tags=(\[.*\]))?[ \t]*$", re.M)
@@ -98,7 +98,7 @@ def split_cells(code: str) -> list[tuple[str, list[str]]]:
 def submission(assignment: str, code: str | None) -> nbformat.NotebookNode:
     """The shipped student notebook with its answer cell replaced by `code` and the cells
     it adds after it (None: the notebook exactly as shipped)."""
-    nb = nbformat.read(assignments.student_notebook(assignment), as_version=4)
+    nb = nbformat.read(paths.student_notebook(assignment), as_version=4)
     at = [i for i, c in enumerate(nb.cells) if ANSWER_CELL_TAG in c.metadata.get("tags", [])]
     if len(at) != 1:
         raise ValueError(f"{assignment}: expected one answer cell, found {len(at)}")
@@ -121,7 +121,7 @@ def write_submission(assignment: str, code: str | None, path: Path) -> Path:
 
 def solution_cell(assignment: str) -> str:
     """Source of the master notebook's solution cell (the reference answer)."""
-    nb = json.loads(assignments.master(assignment).read_text())
+    nb = json.loads(paths.master(assignment).read_text())
     cells, inside = [], False
     for cell in nb["cells"]:
         src = "".join(cell["source"])

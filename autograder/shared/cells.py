@@ -1,6 +1,6 @@
 """Which cells of a notebook are the student's work, and what of them the grader runs. The
 runner picks them and hands them to the witness as JSON (so the student's process needs no
-nbformat: ~0.5 s of its start), with the modules the assignment's questions use there (its testkit's WITNESS_IMPORTS), which the
+nbformat: ~0.5 s of its start), with the modules the assignment's questions use there (its record's witness_imports), which the
 witness imports and guards before the first cell; make bench's bare floor
 (autograder.authoring.bare_run) runs the same cells."""
 from __future__ import annotations
@@ -79,22 +79,3 @@ def write(nb, path: Path, imports: tuple[str, ...] = ()) -> Path:
 def read(path: str) -> tuple[list[str], list[tuple[int, str]]]:
     data = json.loads(Path(path).read_text())
     return [str(m) for m in data["imports"]], [(int(i), str(source)) for i, source in data["cells"]]
-
-
-def _testkit(assignment: str):
-    import importlib
-    try:
-        return importlib.import_module(f"autograder.shared.testkit.{assignment}")
-    except ImportError:
-        return None
-
-
-def witness_imports(assignment: str) -> tuple[str, ...]:
-    """The modules `assignment`'s questions use in the witness beyond JAX and NumPy."""
-    return tuple(getattr(_testkit(assignment), "WITNESS_IMPORTS", ()))
-
-
-def answer_compiles_cpp(assignment: str) -> bool:
-    """Whether the answer writes C++ kernels (silu_ffi), which the grader compiles itself,
-    from every C++ file the notebook wrote, for the executor."""
-    return bool(getattr(_testkit(assignment), "ANSWER_CPP", False))

@@ -169,8 +169,8 @@ def read(path: Path) -> Config:
 
 def load() -> Config:
     """The repository's otter_config.json (the image mounts the repository at /repo)."""
-    from autograder.shared import assignments
-    return read(assignments.repo_root() / FILE)
+    from autograder.shared import paths
+    return read(paths.repo_root() / FILE)
 
 
 def load_or_exit() -> Config:

@@ -7,7 +7,7 @@ import pytest
 
 import dataclasses
 
-from autograder.shared import assignments, catalogue, config as settings
+from autograder.shared import paths, catalogue, config as settings
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = settings.load()
@@ -32,13 +32,13 @@ def run(cmd, **kwargs) -> subprocess.CompletedProcess:
 def built():
     """Make sure an assignment's dist/ exists (make test has built them already)."""
     def ensure(name: str) -> Path:
-        if not assignments.autograder_zip(name).exists():
+        if not paths.autograder_zip(name).exists():
             run(["make", "-C", str(ROOT), f"dist/{name}/.built"])
-        return assignments.autograder_zip(name)
+        return paths.autograder_zip(name)
     return ensure
 
 
 def write_submission(assignment: str, answer: str, path: Path) -> Path:
     """The shipped student notebook with the catalogue answer `answer` in its answer cell."""
-    code = (assignments.solutions(assignment) / f"{answer}.py").read_text()
+    code = (paths.solutions(assignment) / f"{answer}.py").read_text()
     return catalogue.write_submission(assignment, code, path)

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from autograder.host import grade
-from autograder.shared import assignments, catalogue
+from autograder.shared import paths, catalogue
 from autograder.student.notebook import REFUSAL
 from tests.e2e.conftest import CONFIG, ROOT, run
 from tests.e2e.lab_page import CHROMIUM, LabNotebook
@@ -35,7 +35,7 @@ def typed(answer: catalogue.Answer) -> str:
 @pytest.fixture(scope="module")
 def lab(built, tmp_path_factory):
     """make lab's server on a fresh copy of the student notebooks, and a browser page."""
-    for name in assignments.NAMES:
+    for name in paths.NAMES:
         built(name)
     root = tmp_path_factory.mktemp("lab") / "work"
     container = f"jaxgrade-lab-{uuid.uuid4().hex[:8]}"
@@ -51,7 +51,7 @@ def lab(built, tmp_path_factory):
         subprocess.run(["docker", "rm", "-f", container], capture_output=True)
 
 
-@pytest.mark.parametrize("name", assignments.NAMES)
+@pytest.mark.parametrize("name", paths.NAMES)
 def test_a_student_in_the_browser(lab, name, tmp_path):
     root, browser = lab
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
@@ -63,7 +63,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     nb = LabNotebook(page, f"http://127.0.0.1:{PORT}", f"{name}/{name}.ipynb")
     before = set(root.joinpath(name).glob("*.zip"))
 
-    wrong = catalogue.parse(name, assignments.solutions(name) / f"{WRONG[name]}.py")
+    wrong = catalogue.parse(name, paths.solutions(name) / f"{WRONG[name]}.py")
     nb.type_into(answer, typed(wrong))
     nb.run_all(restart=False)                           # the kernel is fresh
     checks = "\n".join(nb.outputs_of("grader.check("))
@@ -72,7 +72,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     assert REFUSAL.split(":")[0] in nb.output(export), nb.output(export)   # not saved: refused
     assert set(root.joinpath(name).glob("*.zip")) == before
 
-    reference = catalogue.parse(name, assignments.solutions(name) / "reference.py")
+    reference = catalogue.parse(name, paths.solutions(name) / "reference.py")
     nb.type_into(answer, typed(reference))
     nb.run_all(restart=True)
     checks = nb.outputs_of("grader.check(")

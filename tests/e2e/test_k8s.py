@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from autograder.host import grade, k8s
-from autograder.shared import assignments, catalogue, logframes
+from autograder.shared import paths, catalogue, logframes
 from tests.e2e.conftest import CONFIG, write_submission
 
 NAME = "pure_callback_doubler"
@@ -98,7 +98,7 @@ def test_collect_reads_the_pods_logs(rendered, tmp_path):
     forged = logframes.encode({"index": "0", "results": {"tests": []}}, b"not the batch's key")
     rows = {r.file: r for r in k8s.collect(out, CONFIG, logs=lambda ns, job, i: logs[i])}
     for answer in ANSWERS:
-        expected = catalogue.parse(NAME, assignments.solutions(NAME) / f"{answer}.py").score
+        expected = catalogue.parse(NAME, paths.solutions(NAME) / f"{answer}.py").score
         r = rows[f"{answer}.ipynb"]
         assert r.status == "Completed" and sum(r.scores.values()) == expected, (answer, r.status, r.scores)
     assert "not a notebook" in rows["notes.txt"].status

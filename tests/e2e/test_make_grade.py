@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from markupsafe import escape
 
-from autograder.shared import assignments, catalogue, submissions
+from autograder.shared import paths, catalogue, submissions
 from autograder.host import grade
 from tests.e2e.conftest import CONFIG, config_with, write_submission
 
@@ -24,7 +24,7 @@ def graded(built, tmp_path_factory):
     subs.mkdir()
     write_submission(NAME, "reference", subs / "a_reference.ipynb")
     write_submission(NAME, "wrong_no_batching", subs / "b_wrong.ipynb")
-    reference = (assignments.solutions(NAME) / "reference.py").read_text()
+    reference = (paths.solutions(NAME) / "reference.py").read_text()
     catalogue.write_submission(NAME, reference + "\ndef _html(*args, **kwargs):\n    raise ValueError('<script>alert(1)</script>')\n"
               "batching.primitive_batchers[custom_reduce_sum_p] = _html\n", subs / "c_html.ipynb")
     catalogue.write_submission(NAME, "while True:\n    pass\n", subs / "d_loop.ipynb")
@@ -44,7 +44,7 @@ def test_every_submission_gets_a_row(graded):
     _, rows = graded
     score = {f: sum(r.scores.values()) for f, r in rows.items()}
     assert score["a_reference.ipynb"] == 10 and rows["a_reference.ipynb"].status == "Completed"
-    assert score["b_wrong.ipynb"] == catalogue.parse(NAME, assignments.solutions(NAME) / "wrong_no_batching.py").score
+    assert score["b_wrong.ipynb"] == catalogue.parse(NAME, paths.solutions(NAME) / "wrong_no_batching.py").score
     assert 0 < score["c_html.ipynb"] < 10
     assert rows["d_loop.ipynb"].status == "timed out after 90 s"
     # a cell that kills the notebook's process: skipped, the rest run again, graded with the reason
@@ -73,7 +73,7 @@ def test_verdicts_are_data_from_the_runner(graded):
     _, rows = graded
     wrong = rows["b_wrong.ipynb"]
     failed = [v for v in wrong.verdicts if not v["passed"]]
-    expected = catalogue.parse(NAME, assignments.solutions(NAME) / "wrong_no_batching.py")
+    expected = catalogue.parse(NAME, paths.solutions(NAME) / "wrong_no_batching.py")
     assert len(wrong.verdicts) == 10 and all(v["concept"] for v in wrong.verdicts)
     assert sum(v["points"] for v in wrong.verdicts if v["passed"]) == expected.score
     assert all(any(m in v["message"] for v in failed) for m in expected.messages)

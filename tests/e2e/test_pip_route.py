@@ -6,7 +6,7 @@ make grade's path grades in full."""
 import json
 
 from autograder.host import grade
-from autograder.shared import catalogue, assignments
+from autograder.shared import catalogue, paths
 from tests.e2e.conftest import CONFIG, ROOT, run, write_submission
 
 NAME = "silu_ffi"
@@ -44,5 +44,5 @@ def test_one_pip_install_then_check_and_export(built, tmp_path):
     subs.mkdir()
     (subs / "student.zip").write_bytes(export.read_bytes())
     (row,) = grade.grade_all(NAME, subs, tmp_path / "out", CONFIG, log=lambda *_: None)
-    reference = catalogue.parse(NAME, assignments.solutions(NAME) / "reference.py")
+    reference = catalogue.parse(NAME, paths.solutions(NAME) / "reference.py")
     assert row.status == "Completed" and sum(row.scores.values()) == reference.score, (row.status, row.scores)

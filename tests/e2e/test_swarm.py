@@ -12,7 +12,7 @@ from python_on_whales import docker
 
 from autograder.host import grade, swarm
 from autograder.host.local_swarm import LocalSwarm, REGISTRY
-from autograder.shared import assignments, catalogue
+from autograder.shared import paths, catalogue
 from tests.e2e.conftest import CONFIG, write_submission
 
 import dataclasses
@@ -145,7 +145,7 @@ def test_a_killed_node_loses_no_submission(two_nodes, tmp_path):
     assert "went down while grading it" in text, text
     assert [r.file for r in rows] == sorted(p.name for p in subs.iterdir())
     for r in rows[:-1]:
-        expected = catalogue.parse(NAME, assignments.solutions(NAME) / f"{r.file[3:-6]}.py")
+        expected = catalogue.parse(NAME, paths.solutions(NAME) / f"{r.file[3:-6]}.py")
         assert r.status == "Completed", (r.file, r.status, text)
         assert sum(r.scores.values()) == expected.score, (r.file, r.scores, text)
     assert "not a notebook" in rows[-1].status

@@ -1,5 +1,5 @@
 """reduce_sum_rules' verdicts from the grader's run of a program (the executor's half of the
-kit; autograder.shared.testkit.reduce_sum_rules re-exports it).
+kit; autograder.assignments.reduce_sum_rules.grader re-exports it).
 
 While the tests ask, custom_reduce_sum_p lowers to the grader's kernel (kernels/reduce_sum.py,
 installed in the student's process by the kit's `given_primitive`), so every place an

@@ -36,9 +36,6 @@ GRAD = "jax.grad(lambda v: gammaln_cb(v).sum())"
 GAMMALN, DIGAMMA = "scipy.special.gammaln", "scipy.special.digamma"
 REPLACE_GAMMALN = f"replace=({GAMMALN!r},)"
 REPLACE_DIGAMMA = f"replace=({DIGAMMA!r},)"
-# Imported in the witness (and guarded) before the notebook runs: the questions name it.
-WITNESS_IMPORTS = ("scipy.special",)
-
 
 def connect(env):
     """`probe.connect(env)`, after failing when the notebook has no `gammaln_cb`."""

@@ -14,9 +14,6 @@ import numpy as np
 
 from autograder.shared import checks, poison
 
-# The answer writes C++: the grader compiles every C++ file the notebook wrote for the executor.
-ANSWER_CPP = True
-
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
 

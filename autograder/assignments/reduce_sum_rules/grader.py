@@ -16,7 +16,7 @@ poison that program.
 import numpy as np
 
 from autograder.shared import checks, poison
-from autograder.shared.testkit.reduce_sum_programs import (  # noqa: F401  (the executor's half)
+from autograder.assignments.reduce_sum_rules.programs import (  # noqa: F401  (the executor's half)
     TARGET, expect_from_kernel, expect_sums, expect_values, program, summed, sums_by_count, sums_program)
 
 # The hints the cells repeat, word for word.

@@ -1,0 +1,41 @@
+"""The exercises, one package each: `autograder/assignments/<name>/` holds everything of an
+exercise that is not secret. Its `__init__.py` is the exercise's record (`EXERCISE`, what the
+platform needs to know of it); `grader.py` is what its test cells share (run in the grader,
+and in the student's process under grader.check: it asks only through `probe` and judges
+with `checks`). The master notebook (assignments/<name>/) and the answer catalogue
+(solutions/<name>/) stay outside the package.
+
+The platform names no exercise: it reads them through `ALL` and `get(name)`. Adding one
+means three folders spelled `<name>`: assignments/, autograder/assignments/, solutions/.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from autograder.shared import paths
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """What the platform reads of one exercise."""
+    name: str
+    core: str                              # the core requirement, as the task text names it
+    witness_imports: tuple[str, ...] = ()  # imported (and guarded) in the witness before the notebook
+    answer_cpp: bool = False               # the answer writes C++, which the grader compiles itself
+
+
+def get(name: str) -> Exercise:
+    """The record of exercise `name` (ValueError for a name that is none)."""
+    if name not in paths.NAMES:
+        raise ValueError(f"{name!r} is not an assignment; choose one of: {', '.join(paths.NAMES)}")
+    return importlib.import_module(f"{__name__}.{name}").EXERCISE
+
+
+def record(name: str) -> Exercise:
+    """The record of `name`, or, for an Otter assignment that is none of these (the runner's
+    tests grade a toy one), a record that asks for nothing: no witness imports, no C++."""
+    return get(name) if name in paths.NAMES else Exercise(name=name, core="")
+
+
+ALL: tuple[Exercise, ...] = tuple(get(name) for name in paths.NAMES)
