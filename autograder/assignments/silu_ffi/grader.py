@@ -93,7 +93,12 @@ def expect_no_math_in_jax(ops, message):
 def kernel_values(ask, fn, what, hint, **inputs):
     """The outputs of jax.jit(fn) on the inputs, credited only when they come from the
     answer's FFI kernels in every element, with no host callback and no math in JAX."""
-    report = ask.program(fn, *inputs, what=what, hint=hint, **inputs)
+    return _kernel_report(ask, fn, what, hint, each=False, **inputs)["value"]
+
+
+def _kernel_report(ask, fn, what, hint, *, each, **inputs):
+    """kernel_values' gate, on the program report (each call poisoned alone too, with `each`)."""
+    report = ask.program(fn, *inputs, what=what, hint=hint, each=each, **inputs)
     expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
                                     "are not your kernels'; compute SiLU and its derivative in C++.")
     expect_ran(report, what)
@@ -102,7 +107,7 @@ def kernel_values(ask, fn, what, hint, **inputs):
         "your kernels with jax.ffi.ffi_call and return their outputs"))
     expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels, so its values "
                                              "are not your kernels'; compute SiLU and its derivative in C++")
-    return report["value"]
+    return report
 
 
 # ---- the forward kernel ----
@@ -263,15 +268,7 @@ def gradient_values(ask, fn, what, hint, *, per_example, grads=(0,), **inputs):
     on it, is called as silu_ffi calls it on `per_example` (the input silu_ffi sees per
     example): one operand, no larger than the program's largest input, the same attributes.
     This is the task's core on the backward path: the gradient comes from the backward kernel."""
-    report = ask.program(fn, *inputs, what=what, hint=hint, each=True, **inputs)
-    expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
-                                    "are not your kernels'; compute SiLU and its derivative in C++.")
-    expect_ran(report, what)
-    checks.expect_depends(report, "ffi", message=(
-        f"{what} does not come from your FFI kernels, so there are no kernel values to check; call "
-        "your kernels with jax.ffi.ffi_call and return their outputs"))
-    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels, so its values "
-                                             "are not your kernels'; compute SiLU and its derivative in C++")
+    report = _kernel_report(ask, fn, what, hint, each=True, **inputs)
     _, forward = forward_handlers(ask, per_example)
     attributes = {sig[1] for sigs in forward.values() for sig in sigs}
     limit = max(int(np.size(v)) for v in inputs.values())
