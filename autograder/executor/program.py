@@ -235,11 +235,11 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
         pure = [i for i in host if not calls[i]["side_effect"]]   # pure_callback's, not io_callback's
         pieces = {"ffi": ffi, "host_callback": host, "pure_callback": pure,
                   **({f"call:{i}": [i] for i in ffi} if each else {})}
+        runs: dict[tuple, dict] = {}   # pieces of the same calls (pure_callback = host_callback, call:0 = ffi) share one run
         for piece, indices in pieces.items():
-            if piece == "pure_callback" and indices == host:
-                out["poisoned"][piece] = out["poisoned"]["host_callback"]   # the same run
-                continue
-            out["poisoned"][piece] = _poisoned(text, indices, args, targets, calls, serve, recorded) if indices else None
+            if indices and tuple(indices) not in runs:
+                runs[tuple(indices)] = _poisoned(text, indices, args, targets, calls, serve, recorded)
+            out["poisoned"][piece] = runs[tuple(indices)] if indices else None
         size = max((v.size for v in value), default=0)
         for i in range(replace if host else 0):   # the same program, the witness serving with a poisoned host function
             outputs = _flat(_compile(_module(text), args, targets, _Served(calls, serve, i, recorded))(*args))

@@ -131,6 +131,12 @@ def _poisoned(report: dict, piece: str):
     return None if entry is None else entry
 
 
+def callback_piece(report: dict) -> str:
+    """The piece a callback's verdict asks for: "pure_callback" where the report tells it from
+    io_callback (the executor's), "host_callback" where it cannot (an eager trace)."""
+    return "pure_callback" if "pure_callback" in report["poisoned"] else "host_callback"
+
+
 def expect_depends(report: dict, piece: str, *, message: str) -> None:
     """Every element of every output changed when `piece` was poisoned: the output depends
     on it everywhere (a decoy, a result multiplied by zero or dropped as dead code changes

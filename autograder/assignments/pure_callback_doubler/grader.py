@@ -94,8 +94,7 @@ def expect_callback_output(report, want, what):
     checks.expect(len(report["value"]) == 1, (
         f"{what} returned {len(report['value'])} arrays; return one array, the callback's result."))
     expect_exactly_doubled(report["value"][0], want, what)
-    # The executor tells pure_callback from io_callback (piece "pure_callback"); an eager trace cannot.
-    piece = "pure_callback" if "pure_callback" in report["poisoned"] else "host_callback"
+    piece = checks.callback_piece(report)
     checks.expect(report["poisoned"][piece] is not None, (
         f"{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
         "result must be the output of jax.pure_callback for every input shape, eagerly and under jax.jit."))

@@ -260,6 +260,28 @@ def backward_report(ask, x, w):
     return report
 
 
+def _backward_coverage(report, k, forward, as_forward):
+    """Of output `k` of a program report (each call poisoned alone): the elements that change
+    when some call of a handler of the answer's own is poisoned that is not a forward one
+    (`forward`: forward_handlers'), and the targets of the forward handlers' calls the output
+    depends on that `as_forward(call)` rejects."""
+    value = report["value"][k]
+    covered, misused = np.zeros(np.shape(value), bool), []
+    for i, c in enumerate(report["calls"]):
+        entry = report["poisoned"].get(f"call:{i}")
+        if entry is None or c["course"]:
+            continue
+        mask = poison.changed(value, entry["outputs"][k])
+        if not mask.any():
+            continue                      # a call this output does not depend on
+        if c["handler"] in forward:
+            if not as_forward(c):
+                misused.append(c["target"])
+        else:
+            covered |= mask
+    return covered, misused
+
+
 def gradient_values(ask, fn, what, hint, *, per_example, grads=(0,), **inputs):
     """kernel_values of a program whose outputs `grads` (indices) are gradients through
     silu_ffi, credited only when each comes from a backward kernel of the answer's own: every
@@ -272,19 +294,12 @@ def gradient_values(ask, fn, what, hint, *, per_example, grads=(0,), **inputs):
     _, forward = forward_handlers(ask, per_example)
     attributes = {sig[1] for sigs in forward.values() for sig in sigs}
     limit = max(int(np.size(v)) for v in inputs.values())
+
+    def as_forward(call):   # one operand, no larger than the program's inputs, silu_ffi's attributes
+        sizes, attrs = _signature(call)
+        return len(sizes) == 1 and sizes[0] <= limit and attrs in attributes
     for k in grads:
-        covered = np.zeros(np.shape(report["value"][k]), bool)
-        misused = False
-        for i, c in enumerate(report["calls"]):
-            entry = report["poisoned"].get(f"call:{i}")
-            mask = np.zeros_like(covered) if entry is None else poison.changed(report["value"][k], entry["outputs"][k])
-            if not mask.any() or c["course"]:
-                continue
-            if c["handler"] in forward:
-                sizes, attrs = _signature(c)
-                misused |= not (len(sizes) == 1 and sizes[0] <= limit and attrs in attributes)
-            else:
-                covered |= mask
+        covered, misused = _backward_coverage(report, k, forward, as_forward)
         checks.expect(covered.all() and not misused, (
             f"{what} does not come, in every element, from a backward kernel of your own (a C++ handler "
             "other than your forward kernel's, which may only recompute silu(x) there), so its values earn "
@@ -296,22 +311,8 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
     """Every element of the gradient (backward_report's) changes when some call is poisoned
     whose handler is neither a course kernel nor one of `forward` (forward_handlers'); a
     forward handler may appear only as silu_ffi calls it, on x alone (`size` elements)."""
-    grad = report["value"][0]
-    covered = np.zeros(np.shape(grad), bool)
-    misused = []
-    for i, c in enumerate(report["calls"]):
-        entry = report["poisoned"].get(f"call:{i}")
-        if entry is None:
-            continue
-        mask = poison.changed(grad, entry["outputs"][0])
-        if not mask.any():
-            continue                      # a call the gradient does not depend on
-        if c["handler"] in forward:
-            as_forward = _signature(c)
-            if not (as_forward in forward[c["handler"]] and as_forward[0] == [size]):
-                misused.append(c["target"])
-        elif not c["course"]:
-            covered |= mask
+    covered, misused = _backward_coverage(
+        report, 0, forward, lambda c: _signature(c) in forward[c["handler"]] and _signature(c)[0] == [size])
     fwd_targets = sorted({c["target"] for c in fwd["calls"] if c["handler"] in forward})
     checks.expect(covered.all(), (
         "The gradient does not depend, in every element, on a backward kernel of your own: a C++ "
