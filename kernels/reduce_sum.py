@@ -1,7 +1,7 @@
 """Python side of reduce_sum.cc, the grader's kernel for reduce_sum_rules: registers the FFI
 target __grader_reduce_sum__ at import. `reduce_sum(x, axis)` is one call of it; `lowering`
 is the lowering rule the grader gives custom_reduce_sum_p while it grades
-(autograder/witness/rule_poison.py), so the compiled program shows every place an answer
+(autograder/assignments/reduce_sum_rules/witness.py), so the compiled program shows every place an answer
 binds the primitive, with its axes as the kernel's `axis` attribute."""
 from pathlib import Path
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from autograder.shared import checks, probe
-from autograder.witness import facts
+from autograder.witness import observe
 from tests import counterfeits as cf
 
 
@@ -59,5 +59,5 @@ def test_expect_dtype():
 
 def test_count_eqns_reads_facts():
     x = jnp.ones(3)
-    assert facts.count_eqns(cf.doubler_named_helper, x, primitive="pure_callback") == 0
-    assert facts.count_eqns(jax.jit(lambda v: v), x, primitive="io_callback") == 0
+    assert observe.count_eqns(cf.doubler_named_helper, x, primitive="pure_callback") == 0
+    assert observe.count_eqns(jax.jit(lambda v: v), x, primitive="io_callback") == 0

@@ -1,6 +1,6 @@
 """The executor: the program an answer built, read and run with no student Python and only
 the course's kernels (autograder/executor/program.py), in its own process and uid
-(autograder/runner/executor.py)."""
+(autograder/runner/executor_client.py)."""
 import os
 import pwd
 import tempfile
@@ -163,7 +163,7 @@ def _account(name):
 @pytest.mark.skipif(os.geteuid() != 0 or _account("executor") is None,
                     reason="the grading image's root and executor account")
 def test_the_executor_process_runs_as_its_own_user_and_a_crash_is_contained():
-    from autograder.runner.executor import Executor
+    from autograder.runner.executor_client import Executor
     limits = settings.load().limits
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o711)
@@ -368,7 +368,7 @@ def test_a_broken_source_matters_only_when_the_needed_symbol_is_found_nowhere():
 
 @pytest.mark.skipif(os.geteuid() != 0 or _account("student") is None, reason="the grading image's root and student account")
 def test_the_runner_reads_only_the_students_own_cpp_files_in_its_folders():
-    from autograder.runner.executor import read_answer_cpp
+    from autograder.runner.executor_client import read_answer_cpp
     student = _account("student")
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)

@@ -16,7 +16,8 @@ import pytest
 import scipy.special as sps
 
 from autograder.shared import checks, poison
-from autograder.witness import facts, hostcall, provenance
+from autograder.assignments.pure_callback_doubler import witness
+from autograder.witness import hostcall, provenance
 from kernels import build as kb
 
 provenance.install()
@@ -471,7 +472,7 @@ def test_fingerprints_see_closures_of_many_functions_and_class_attributes():
 
 
 def test_purity_observes_each_host_call_on_its_own():
-    """facts.host_purity: the wrapper's own state between calls is not the host function's;
+    """witness.host_purity: the wrapper's own state between calls is not the host function's;
     a process-wide setting the host function changes is seen on every call."""
     ns: dict = {"__name__": "__main__", "np": np, "jax": jax}
     exec("TRACED = []\n"
@@ -481,13 +482,13 @@ def test_purity_observes_each_host_call_on_its_own():
          "def noisy(a):\n    np.seterr(over='ignore')\n    return np.asarray(a) * 2\n"
          "def impure(x):\n    return jax.pure_callback(noisy, jax.ShapeDtypeStruct(x.shape, x.dtype), x)\n", ns)
     inputs = [np.float32([1, 3e38])]
-    calls = facts.host_purity(ns["wrapper"], np.ones(2, np.float32), inputs, ns)["calls"]
+    calls = witness.host_purity(ns["wrapper"], np.ones(2, np.float32), inputs, ns)["calls"]
     assert [c["via"] for c in calls] == ["direct", "eager", "jit"]
     assert not any(c["changed"] or c["output"] for c in calls), calls
     saved = np.geterr()
     try:
         for _ in range(2):   # the second grading question sees it as well as the first
-            calls = facts.host_purity(ns["impure"], np.ones(2, np.float32), inputs, ns)["calls"]
+            calls = witness.host_purity(ns["impure"], np.ones(2, np.float32), inputs, ns)["calls"]
             assert all(c["changed"] == ["NumPy's error state (np.seterr)"] for c in calls), calls
     finally:
         np.seterr(**saved)

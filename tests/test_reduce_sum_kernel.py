@@ -1,6 +1,6 @@
 """The grader's kernel for reduce_sum_rules (kernels/reduce_sum.cc, __grader_reduce_sum__)
 against NumPy's float64 sums, and the lowering the witness gives the notebook's primitive
-with it (autograder/witness/rule_poison.py: lower_to_grader_kernel)."""
+with it (autograder/assignments/reduce_sum_rules/witness.py: lower_to_grader_kernel)."""
 import itertools
 
 import jax
@@ -11,7 +11,7 @@ from jax.interpreters import mlir
 
 from autograder.shared import stablehlo
 from autograder.assignments.reduce_sum_rules import grader as kit
-from autograder.witness import facts
+from autograder.assignments.reduce_sum_rules import witness
 from kernels import reduce_sum
 from tests import chapter_examples as ch
 
@@ -85,7 +85,7 @@ def test_the_primitive_lowers_to_the_kernel_with_its_axes_once_the_grader_asks()
     p, f = ch.reduce_sum_primitive("rs_kernel_lowered")
     x, t = data((2, 3, 4), 1), data((2, 3, 4), 2)
     assert not _calls(lambda v: f(v, (0, 2)), x)                   # the notebook's lowering: jnp.sum
-    facts.primitive_state(p, x, (0, 2), lower_to_kernel=True)
+    witness.primitive_state(p, x, (0, 2), lower_to_kernel=True)
     (call,) = _calls(lambda v: f(v, (0, 2)), x)
     assert call.target == reduce_sum.TARGET and call.operand_types == ("tensor<2x3x4xf32>",)
     np.testing.assert_array_equal(call.attributes["axis"].value, [0, 2])
@@ -102,8 +102,8 @@ def test_the_notebooks_own_lowering_is_what_primitive_state_measures():
     p, f = ch.reduce_sum_primitive("rs_own_lowering")
     mlir.register_lowering(p, mlir.lower_fun(lambda x, *, axis: 2 * jnp.sum(x, axis=axis), multiple_results=False))
     x = data((3, 4), 3)
-    facts.primitive_state(p, x, (1,), lower_to_kernel=True)
-    state = facts.primitive_state(p, x, (1,), lower_to_kernel=True)
+    witness.primitive_state(p, x, (1,), lower_to_kernel=True)
+    state = witness.primitive_state(p, x, (1,), lower_to_kernel=True)
     np.testing.assert_allclose(state["lowering"], 2 * x.astype(np.float64).sum(1), rtol=1e-6)
     np.testing.assert_allclose(jax.jit(lambda v: f(v, (1,)))(x), x.astype(np.float64).sum(1), rtol=1e-6)
     assert [c.target for c in _calls(lambda v: f(v, (1,)), x)] == [reduce_sum.TARGET]
@@ -112,7 +112,7 @@ def test_the_notebooks_own_lowering_is_what_primitive_state_measures():
 def test_a_dtype_the_kernel_does_not_sum_keeps_the_notebooks_lowering():
     """Does an int32 sum still compute (with the notebook's lowering) once the kernel has the primitive?"""
     p, f = ch.reduce_sum_primitive("rs_int_lowering")
-    facts.primitive_state(p, data((3, 4)), (1,), lower_to_kernel=True)
+    witness.primitive_state(p, data((3, 4)), (1,), lower_to_kernel=True)
     n = np.arange(12, dtype=np.int32).reshape(3, 4)
     assert not _calls(lambda v: f(v, (1,)), n)
     np.testing.assert_array_equal(jax.jit(lambda v: f(v, (1,)))(n), n.sum(1))
@@ -122,8 +122,8 @@ def test_the_primitive_poison_still_replaces_the_kernel_and_puts_it_back():
     """Does rule_dependence's poison of the primitive replace the kernel's lowering for its run, and the kernel come back after?"""
     p, f = ch.reduce_sum_primitive("rs_poison_over_kernel")
     x = data((2, 3, 4), 5)
-    facts.primitive_state(p, x, (0,), lower_to_kernel=True)
+    witness.primitive_state(p, x, (0,), lower_to_kernel=True)
     jitted = jax.jit(lambda v: f(v, (0,)))
-    report = facts.rule_dependence(jitted, x, primitive=p, pieces=("primitive",))
+    report = witness.rule_dependence(jitted, x, primitive=p, pieces=("primitive",))
     np.testing.assert_allclose(report["poisoned"]["primitive"]["outputs"][0], kit.weighted_sum64(x, (0,)), rtol=1e-5)
     assert [c.target for c in _calls(lambda v: f(v, (0,)), x)] == [reduce_sum.TARGET]

@@ -1,4 +1,4 @@
-"""facts.primitive_state and facts.rule_dependence (reduce_sum_rules): a rule swapped for a
+"""witness.primitive_state and witness.rule_dependence (reduce_sum_rules): a rule swapped for a
 poison in JAX's table for one evaluation, the tables and caches put back afterwards. Each
 decoy these observations must see through has a test; the catalogue tests the verdicts."""
 import jax
@@ -9,7 +9,8 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from autograder.shared import checks, poison
-from autograder.witness import facts, inspection as I
+from autograder.assignments.reduce_sum_rules import witness
+from autograder.witness import inspection as I
 from tests import chapter_examples as ch
 
 X = jnp.asarray(np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32))
@@ -24,14 +25,14 @@ def _all_changed(report, piece):
 def test_a_fresh_primitive_has_only_name_impl_and_abstract_eval():
     """Does primitive_state see exactly what Primitive(name)/def_impl/def_abstract_eval set, and an override?"""
     p, _ = ch.reduce_sum_primitive("rs_state")
-    state = facts.primitive_state(p, X, (0, 2))
+    state = witness.primitive_state(p, X, (0, 2))
     assert state["plain"] and state["attributes"] == ["abstract_eval", "impl", "name"]
     np.testing.assert_allclose(state["impl"], np.asarray(X).sum((0, 2)), rtol=1e-6)
     np.testing.assert_allclose(state["lowering"], np.asarray(X).sum((0, 2)), rtol=1e-6)
     assert state["abstract_eval"] == {"shape": [3], "dtype": "float32", "effects": 0}
     p.bind_with_trace = lambda *a: None
-    assert "bind_with_trace" in facts.primitive_state(p, X, (0, 2))["attributes"]
-    assert not facts.primitive_state(type("Sub", (Primitive,), {})("rs_sub"), X, (0,))["plain"]
+    assert "bind_with_trace" in witness.primitive_state(p, X, (0, 2))["attributes"]
+    assert not witness.primitive_state(type("Sub", (Primitive,), {})("rs_sub"), X, (0,))["plain"]
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -44,7 +45,7 @@ def test_each_path_depends_on_its_rule(jit):
              "transpose": (lambda c: jax.linear_transpose(lambda v: g(v, (0, 2)), X)(c), (jnp.ones(3),)),
              "batching": (jax.vmap(lambda v: g(v, (1,)), in_axes=2), (X,))}
     for piece, (fn, args) in paths.items():
-        report = facts.rule_dependence(fn, *args, primitive=p, pieces=(piece,))
+        report = witness.rule_dependence(fn, *args, primitive=p, pieces=(piece,))
         assert _all_changed(report, piece), piece
         # afterwards the clean result is back: nothing poisoned stays cached
         again = jax.tree.leaves(fn(*args))
@@ -56,7 +57,7 @@ def test_a_decoy_multiplied_by_zero_changes_nothing():
     """Is a bind beside jnp.sum, multiplied by zero, seen as not computing the result, on every path?"""
     p, f = ch.reduce_sum_primitive("rs_decoy")
     decoy = lambda v, axis: jnp.sum(v, axis=axis) + 0 * f(v, axis)
-    report = facts.rule_dependence(
+    report = witness.rule_dependence(
         lambda v, t, c: (decoy(v, (0, 2)), jax.jvp(lambda u: decoy(u, (1,)), (v,), (t,)),
                          jax.linear_transpose(lambda u: decoy(u, (0, 2)), X)(c),
                          jax.vmap(lambda u: decoy(u, (1,)), in_axes=2)(v)),
@@ -79,13 +80,13 @@ def test_tables_are_put_back_whatever_happens():
             raise SystemExit("raised under the swap")
         return v
 
-    report = facts.rule_dependence(boom, X, primitive=p)
+    report = witness.rule_dependence(boom, X, primitive=p)
     assert report["poisoned"]["jvp"] is None and "SystemExit" in report["errors"]["jvp"]
     after = (ad.primitive_jvps[p], ad.primitive_transposes[p], I.batching_rule(p), vars(p)["impl"],
              mlir._lowerings[p])
     assert all(a is b for a, b in zip(before, after))
     q, _ = ch.reduce_sum_primitive("rs_restore_none", jvp=False, transpose=False, batch=False)
-    facts.rule_dependence(lambda v: v, X, primitive=q)
+    witness.rule_dependence(lambda v: v, X, primitive=q)
     assert I.registered_rules(q) == {"JVP rule": False, "transpose rule": False, "batching rule": False}
 
 

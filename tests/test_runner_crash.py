@@ -198,12 +198,12 @@ def test_without_readable_test_files_the_points_are_left_to_gradescope(tmp_path)
 
 def test_make_grade_names_a_grader_error_in_its_row():
     pytest.importorskip("jinja2")
-    from autograder.host import report
+    from autograder.host import gradebook
     results = {"score": 0, "tests": [{"name": runner.GRADER_ERROR_TEST, "score": 0, "max_score": 3,
                                       "visibility": "visible", "output": runner.GRADER_ERROR_SENTENCE}]}
     grading = {"seed": 5, "cases": [], "grader_error": {"type": "KeyError", "message": "'x'\nmore",
                                                         "traceback": "Traceback ..."}}
-    row = report.row("a.ipynb", results, "Completed", 1.0, grading)
+    row = gradebook.row("a.ipynb", results, "Completed", 1.0, grading)
     assert row.status == "grader error: KeyError: 'x'" and row.seed == 5
     assert runner.GRADER_ERROR_SENTENCE in row.feedback and sum(row.scores.values()) == 0
-    assert report.row("a.ipynb", results, "Completed", 1.0, {"seed": 5, "cases": []}).status == "Completed"
+    assert gradebook.row("a.ipynb", results, "Completed", 1.0, {"seed": 5, "cases": []}).status == "Completed"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from autograder.shared import paths
+from autograder.shared import paths, probe
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,11 @@ class Exercise:
     core: str                              # the core requirement, as the task text names it
     witness_imports: tuple[str, ...] = ()  # imported (and guarded) in the witness before the notebook
     answer_cpp: bool = False               # the answer writes C++, which the grader compiles itself
+
+    def case(self, env, *, concept: str, before=None, after=None):
+        """The test cells' one ritual: `with kit.case(env, concept="...") as ask:` connects to
+        the answer with this exercise's observations (probe.case)."""
+        return probe.case(env, concept=concept, exercise=self.name, before=before, after=after)
 
 
 def get(name: str) -> Exercise:

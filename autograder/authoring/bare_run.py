@@ -15,7 +15,7 @@ t0 = time.perf_counter()
 import nbformat  # noqa: E402
 from autograder.shared.otter_classes import ExceptionTestFile  # noqa: E402  (as the runner imports it)
 
-from autograder.shared.cells import gradable_cells  # noqa: E402
+from autograder.shared.gradable import gradable_cells  # noqa: E402
 
 
 def main(notebook: str, zip_path: str) -> None:

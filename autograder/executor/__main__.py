@@ -2,7 +2,7 @@
 
     python -I -m autograder.executor REQUEST_FD REPLY_FD
 
-Started by autograder.runner (runner/executor.py) as the `executor` user, another uid than
+Started by autograder.runner (runner/executor_client.py) as the `executor` user, another uid than
 the witness's (so the student's process can neither signal, trace nor read it), with the
 same limits. It imports no student Python: it loads the course's kernels, and the C++ files
 the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
@@ -44,7 +44,7 @@ def main(request_fd: str, reply_fd: str) -> None:
             continue
         if op not in ("run", "call"):
             break
-        for key in ("args", "operands", "recorded"):   # runner/executor.py ENCODED
+        for key in ("args", "operands", "recorded"):   # runner/executor_client.py ENCODED
             if key in message:
                 message[key] = wire.decode(message[key])
         reply = program.handle(message, serve=serve)

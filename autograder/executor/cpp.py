@@ -1,5 +1,5 @@
 """The grader's own build of the C++ an answer wrote: every source the runner read
-(autograder/runner/executor.py read_answer_cpp) compiled on its own into a library, never
+(autograder/runner/executor_client.py read_answer_cpp) compiled on its own into a library, never
 the library the student's process loaded.
 
 - The files are written into a fresh folder in the notebook's layout (sources and headers

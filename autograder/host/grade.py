@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.shared import paths, config as settings, submissions
-from autograder.host import container, report
+from autograder.host import container, gradebook
 from autograder.shared.cases import cases
 
 
@@ -62,7 +62,7 @@ def grading_image(assignment: str, base_image: str) -> str:
 
 def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config, *,
               log=print, measure_memory: bool = False, seed: int | None = None,
-              backend: str = "local") -> list[report.Row]:
+              backend: str = "local") -> list[gradebook.Row]:
     """Grade every submission in `folder` with the limits of `config` (otter_config.json);
     `seed` regrades with the inputs of an earlier grading (the CSV's seed column)."""
     all_cases = cases(paths.autograder_zip(assignment))
@@ -72,11 +72,11 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
         subs = submissions.collect(folder, assignment, Path(work), config.limits.notebook_bytes)
         done, lock = [0], threading.Lock()
 
-        def row(sub: submissions.Submission, outcome: container.Outcome | None, where: str = "") -> report.Row:
+        def row(sub: submissions.Submission, outcome: container.Outcome | None, where: str = "") -> gradebook.Row:
             if outcome is None:
-                r = report.row(sub.file, None, sub.problem, 0.0)
+                r = gradebook.row(sub.file, None, sub.problem, 0.0)
             else:
-                r = report.row(sub.file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
+                r = gradebook.row(sub.file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
                 r.peak_mb = outcome.peak_mb
             with lock:
                 done[0] += 1
@@ -90,7 +90,7 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
             log(f"grading {len(subs)} submissions of {assignment} in {limits.parallel} containers "
                 f"(no network, {limits.timeout_s:g} s, {limits.memory}, {limits.cpus:g} CPU each)")
 
-            def one(sub: submissions.Submission) -> report.Row:
+            def one(sub: submissions.Submission) -> gradebook.Row:
                 if sub.problem:
                     return row(sub, None)
                 return row(sub, container.grade_in_container(image, sub.notebook, limits, measure_memory, seed))
@@ -98,16 +98,16 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
             with ThreadPoolExecutor(limits.parallel) as pool:
                 rows = list(pool.map(one, subs))
     out.mkdir(parents=True, exist_ok=True)
-    report.write_csv(out / "final_grades.csv", rows, all_cases)
-    report.write_html(out / "report.html", assignment, rows, all_cases)
+    gradebook.write_csv(out / "final_grades.csv", rows, all_cases)
+    gradebook.write_html(out / "report.html", assignment, rows, all_cases)
     return rows
 
 
-def _on_swarm(subs, image: str, config: settings.Config, seed, row, log) -> list[report.Row]:
+def _on_swarm(subs, image: str, config: settings.Config, seed, row, log) -> list[gradebook.Row]:
     """The gradable submissions as Swarm jobs (autograder.host.swarm); the others get their
     row at once. Every submission gets exactly one row, in the folder's order."""
     from autograder.host import swarm
-    rows: dict[int, report.Row] = {i: row(s, None) for i, s in enumerate(subs) if s.problem}
+    rows: dict[int, gradebook.Row] = {i: row(s, None) for i, s in enumerate(subs) if s.problem}
     gradable = [(i, s) for i, s in enumerate(subs) if not s.problem]
     limits = config.containers
     batch = swarm.Batch(image, limits, config.cluster, seed, log)

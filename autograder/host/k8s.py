@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder.host import container, report, swarm
+from autograder.host import container, gradebook, swarm
 from autograder.shared import paths, config as settings, logframes, submissions
 from autograder.shared.cases import cases
 
@@ -151,27 +151,27 @@ def kubectl_logs(namespace: str, job: str, index: int) -> str:
                           capture_output=True, text=True).stdout
 
 
-def collect(out: Path, config: settings.Config, logs=kubectl_logs) -> list[report.Row]:
+def collect(out: Path, config: settings.Config, logs=kubectl_logs) -> list[gradebook.Row]:
     """The batch's rows from its pods' logs; writes final_grades.csv and report.html to `out`."""
     record = json.loads((out / "batch.json").read_text())
     key, assignment = bytes.fromhex(record["key"]), record["assignment"]
-    rows = [report.row(file, None, problem, 0.0) for file, problem in record["problems"].items()]
+    rows = [gradebook.row(file, None, problem, 0.0) for file, problem in record["problems"].items()]
     for shard, files in enumerate(record["jobs"]):
         for index, file in enumerate(files):
             payload = logframes.decode(logs(record["namespace"], f"jaxgrade-{record['batch']}-{shard}", index),
                                        key, config.containers.results_bytes * 3)
             if payload is None or payload.get("index") != str(index):
-                rows.append(report.row(file, None, "not graded: no verified result in its pods' logs "
+                rows.append(gradebook.row(file, None, "not graded: no verified result in its pods' logs "
                                                    "(its pods failed, were not run, or were deleted)", 0.0))
                 continue
             outcome = container.outcome(payload, config.containers, payload.get("seconds", 0.0))
-            r = report.row(file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
+            r = gradebook.row(file, outcome.results, outcome.status, outcome.seconds, outcome.grading)
             r.peak_mb = outcome.peak_mb
             rows.append(r)
     rows.sort(key=lambda r: r.file)
     all_cases = cases(paths.autograder_zip(assignment))
-    report.write_csv(out / "final_grades.csv", rows, all_cases)
-    report.write_html(out / "report.html", assignment, rows, all_cases)
+    gradebook.write_csv(out / "final_grades.csv", rows, all_cases)
+    gradebook.write_html(out / "report.html", assignment, rows, all_cases)
     return rows
 
 

@@ -7,12 +7,12 @@
 1. Lock /autograder (source with the hidden tests, submission, results) to root.
 2. Take the one notebook out of /autograder/submission (a zip from grader.export() is
    unpacked safely: autograder.shared.submissions); check it is this assignment's.
-3. Start the witness (autograder.runner.sandbox): the notebook's cells (autograder.shared.cells)
+3. Start the witness (autograder.runner.sandbox): the notebook's cells (autograder.shared.gradable)
    run as `student` with limits.
 4. Run Otter's test files here, with a `probe.Remote` as their `env`: each question goes
    to the witness, only data comes back, the verdict is reached in this process; a
    program the witness hands over (its StableHLO text) is run by the executor
-   (autograder.runner.executor), its own unprivileged process without student code.
+   (autograder.runner.executor_client), its own unprivileged process without student code.
 5. Kill every student process, then write Otter's results.json and results.pkl (both
    from this process only: the pickle that `otter grade` loads holds no student object)
    and grading.json (the seed and each case's verdict as data: autograder.runner.verdicts).
@@ -24,7 +24,7 @@ autograder.shared.cases), that tells the student in one neutral sentence that th
 failed, not their code; grading.json holds the seed and the reason ("grader_error": type,
 message, traceback), which is also printed to the instructor's log; results.pkl is Otter's
 own result of a failed grading (GradingResults.without_results), so `otter grade`'s CSV
-shows the reason as the grading_status, as make grade's does (autograder.host.report).
+shows the reason as the grading_status, as make grade's does (autograder.host.gradebook).
 The runner then exits 0: Gradescope shows results.json whatever the exit code, but
 `otter grade` discards results.pkl when the container exits non-zero, and a result that
 says "the grader failed" is what both should show. Only when even that result cannot be
@@ -45,11 +45,11 @@ from pathlib import Path
 import nbformat
 
 from autograder import assignments as exercises
-from autograder.shared import cases, cells, config as settings, submissions
+from autograder.shared import cases, config as settings, gradable, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
-from autograder.runner.executor import USER as EXECUTOR_USER, Executor, read_answer_cpp
+from autograder.runner.executor_client import USER as EXECUTOR_USER, Executor, read_answer_cpp
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -82,7 +82,8 @@ def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> 
     for path in (home, home / "tmp", target):
         os.chown(path, account.pw_uid, account.pw_gid)
     os.chmod(home, 0o700)
-    listing = cells.write(nb, work / "cells.json", exercises.record(assignment).witness_imports)
+    exercise = exercises.record(assignment)
+    listing = gradable.write(nb, work / "cells.json", exercise.witness_imports, exercise.name)
     os.chmod(listing, 0o644)
     return listing
 

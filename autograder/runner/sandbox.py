@@ -153,7 +153,7 @@ class LimitedProcess:
 
 @dataclass
 class Witness(LimitedProcess):
-    cells: Path = Path()                                 # the cells to run: autograder.shared.cells
+    cells: Path = Path()                                 # the cells to run: autograder.shared.gradable
     skip: dict[int, str] = field(default_factory=dict)   # cell index -> why it is skipped
     errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
 

@@ -32,20 +32,24 @@ def describe(exc: BaseException) -> str:
 
 
 def run_case(case: Callable[[], None], *, concept: str) -> None:
-    """Run one test case body. Its AssertionError (from the expect_* helpers) passes
-    through unchanged; any other exception escaping student code becomes one sentence
-    naming the concept. Either way the AssertionError carries the concept, for feedback()."""
+    """Run one test case body; what escapes it is raised as `verdict` makes it."""
     try:
         case()
-    except AssertionError as exc:
-        exc.concept = concept   # feedback() puts it before the sentence
-        raise
     except Exception as exc:  # student code may raise anything
-        failure = AssertionError(f"{concept} could not be checked: your code raised {describe(exc)}.")
+        failure = verdict(exc, concept)
     else:
         return
-    failure.concept = concept
     raise failure
+
+
+def verdict(exc: Exception, concept: str) -> AssertionError:
+    """A test's failure as the student reads it: its AssertionError (from the expect_*
+    helpers) unchanged, any other exception escaping student code as one sentence naming
+    the concept; either way carrying the concept, for feedback()."""
+    if not isinstance(exc, AssertionError):
+        exc = AssertionError(f"{concept} could not be checked: your code raised {describe(exc)}.")
+    exc.concept = concept   # feedback() puts it before the sentence
+    return exc
 
 
 def feedback(exc: BaseException) -> str:
@@ -109,7 +113,7 @@ def expect_dtype(value, dtype, *, what: str, hint: str = "") -> None:
 def expect_rules(have: dict[str, bool], *, name: str,
                  rules=("JVP rule", "transpose rule", "batching rule"),
                  where: dict[str, str] | None = None) -> None:
-    """Each rule in `rules` is registered (`have` is facts.rules(primitive))."""
+    """Each rule in `rules` is registered (`have` is witness.rules(primitive))."""
     where = where or {"JVP rule": "ad.primitive_jvps", "transpose rule": "ad.primitive_transposes",
                       "batching rule": "batching.primitive_batchers"}
     missing = [r for r in rules if not have.get(r)]

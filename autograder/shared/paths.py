@@ -7,6 +7,12 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMES = tuple(sorted(p.parent.name for p in (ROOT / "assignments").glob("*/__init__.py")))
 
 
+def witness_module(name: str) -> str:
+    """The module of exercise `name`'s own observations, run in the student's process
+    (autograder/assignments/<name>/witness.py), or "" when it has none."""
+    return f"autograder.assignments.{name}.witness" if (ROOT / "assignments" / name / "witness.py").is_file() else ""
+
+
 def present() -> list[str]:
     """The assignments whose master notebook exists, in the canonical order."""
     return [n for n in NAMES if master(n).exists()]

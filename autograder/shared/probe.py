@@ -1,21 +1,23 @@
 """How tests ask about a student's answer without touching it.
 
-Every test function takes Otter's `env` and asks through `ask = probe.connect(env)`:
+Every test function takes Otter's `env` and asks through the Ask its exercise's grader
+connects (`with kit.case(env, concept="...") as ask:`, which is `probe.case`):
 
     x = ask.normal(31, (3, 7), scale=4)                 # float32 NumPy input
     y = ask.run("jax.jit(silu_ffi)(x)", x=x, what="jax.jit(silu_ffi)", hint="...")
-    n = ask.run('facts.count_eqns(f, x, primitive="pure_callback")', x=x, what="Tracing f")
+    n = ask.run('observe.count_eqns(f, x, primitive="pure_callback")', x=x, what="Tracing f")
     report = ask.program("silu", "x", x=x, what="jax.jit(silu)")  # the program, run by the executor
 
 `ask.run` evaluates one expression where the answer lives and returns plain data
 (NumPy arrays, lists, dicts of data, numbers, strings; other objects as `wire.Opaque`).
-The expression sees the notebook's globals plus `jax`, `jnp`, `np`, `scipy`, `checks`,
-`inspection`, `facts` and `provenance` (autograder/witness/) and the named inputs (arrays arrive as jax
-arrays; wrap one in `probe.numpy(x)` to pass a NumPy array).
+The expression sees the notebook's globals plus `jax`, `jnp`, `np`, `checks`, `inspection`,
+`observe`, `provenance` and `handover` (autograder/witness/), `witness` (the exercise's own
+observations, autograder/assignments/<name>/witness.py, where it has some) and the named
+inputs (arrays arrive as jax arrays; wrap one in `probe.numpy(x)` to pass a NumPy array).
 
 - In Otter's own runs (`grader.check`, `otter assign`, `otter run`), `env` is the
   notebook's globals and the expression is evaluated in that process
-  (autograder.witness.evaluate).
+  (autograder.student.in_process, registered by the notebook's Notebook).
 - In our runner (autograder.runner), `env` is a `Remote`: the expression goes to the
   witness, a separate unprivileged process that executed the notebook, and only the
   data comes back. The test code, its expected values and the verdict stay in the
@@ -24,6 +26,8 @@ arrays; wrap one in `probe.numpy(x)` to pass a NumPy array).
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,32 +176,46 @@ class Remote:
         return default
 
 
-def connect(env) -> Ask:
-    """The Ask of a test's `env`."""
+# How the notebook's own process answers its questions under Otter's in-process runs
+# (grader.check, otter assign, otter run): autograder.student.in_process registers it when
+# the notebook's `Notebook` is imported. shared/ cannot import the student's side itself.
+_in_process: Callable[[dict, str], Ask] | None = None
+
+
+def answer_in_process(make_ask: Callable[[dict, str], Ask]) -> None:
+    """Register `make_ask(env, exercise)`, the Ask of a notebook answering itself."""
+    global _in_process
+    _in_process = make_ask
+
+
+def connect(env, exercise: str = "") -> Ask:
+    """The Ask of a test's `env`: the runner's Remote, or, in Otter's own runs, where `env` is
+    the notebook's globals, the notebook's process answering itself; `exercise` names whose
+    observations (autograder/assignments/<exercise>/witness.py) its questions use."""
     if isinstance(env, Remote):
         return env.ask
-    # Otter's in-process runs (grader.check, otter assign): `env` is the notebook's own
-    # globals, so this process IS the student's side and answers itself, and runs the
-    # programs itself; a fixed seed gives stable feedback. The imports from shared/ into
-    # witness/ and executor/ (tests/test_layout.py).
-    from autograder.executor import program
-    from autograder.witness.evaluate import evaluate
-    handlers = _in_process_handlers()
-    return Ask(lambda expr, inputs, serving=False: evaluate(env, expr, inputs), seed=0,
-               execute=lambda request, serve=None: program.handle(request, handlers, serve))
+    if _in_process is None:
+        checks.fail("These tests answer themselves only in a notebook whose grader is "
+                    "autograder.student.Notebook; run the notebook's first cell.")
+    return _in_process(env, exercise)
 
 
-def _in_process_handlers():
-    """The notebook's own process as the executor: every FFI target it registered runs as
-    registered (the answer's library is already loaded here), handlers as provenance saw them."""
-    from autograder.executor.handlers import Handlers
-    from autograder.witness.provenance import handler
-
-    class InProcess(Handlers):
-        def resolve(self, targets, bindings):
-            self.course()
-            return ""
-
-        def describe(self, target):
-            return handler(target)
-    return InProcess()
+@contextlib.contextmanager
+def case(env, *, concept: str, exercise: str = "", before: Callable[[Ask], None] | None = None,
+         after: Callable[[Ask], None] | None = None):
+    """A test's one ritual: `with kit.case(env, concept="...") as ask:` connects (with the
+    exercise's observations; `before` and `after`, an exercise's checks of what every test
+    presupposes, run first and once the block finished), and whatever fails inside reads as
+    checks.run_case's failures do: the concept, then the sentence."""
+    try:
+        ask = connect(env, exercise)
+        if before is not None:
+            before(ask)
+        yield ask
+        if after is not None:
+            after(ask)
+    except Exception as exc:  # student code may raise anything
+        failure = checks.verdict(exc, concept)
+    else:
+        return
+    raise failure

@@ -22,6 +22,7 @@ import otter
 from otter.test_files import ExceptionTestFile
 
 from autograder.shared.checks import feedback
+from autograder.student import in_process  # noqa: F401  (grader.check's questions answer themselves)
 
 # grader.check's feedback on a failed case: its concept and sentence, as the grader's
 # results show it, instead of Otter's "Error at line 20 in test ...:" and the quoted line.

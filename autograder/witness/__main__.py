@@ -4,7 +4,7 @@
 
 Started by autograder.runner as the unprivileged `student` user with resource limits, in
 a work folder holding only the notebook; the runner lists the cells to run in CELLS_JSON
-(autograder.shared.cells). It never sees a test: it receives expressions
+(autograder.shared.gradable). It never sees a test: it receives expressions
 with their inputs (autograder.shared.probe) and sends back plain data (autograder.shared.wire).
 Messages it sends: {"cell": i} before each code cell, {"ready": {"errors": [...]}}
 after the notebook, then one reply per question.
@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import sys
 
-from autograder.shared import cells
+from autograder.shared import gradable
 
 
-def _prepare(imports: list[str]):
-    """Import what questions use, before any student code, and snapshot it."""
+def _prepare(imports: list[str], exercise: str):
+    """Import what questions use (the exercise's own observations among it), before any
+    student code, and snapshot it."""
     with open("/proc/self/oom_score_adj", "w") as f:  # the OOM killer takes us first
         f.write("1000")
     import importlib
@@ -29,11 +30,12 @@ def _prepare(imports: list[str]):
     for module in imports:  # what this assignment's questions use beyond JAX (SciPy: 0.8 s)
         importlib.import_module(module)
 
-    from autograder.witness import evaluate, facts, handover, hostcall, provenance  # noqa: F401
+    from autograder.witness import evaluate, handover, hostcall, observe, provenance  # noqa: F401
     from autograder.witness.guard import ModuleGuard
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    evaluate.exercise_witness(exercise)   # imported (and cached) before any student code
     jax.numpy.zeros(1).block_until_ready()  # start the CPU backend outside the notebook's time
     hostcall.install()      # the audit hook, before any student code
     provenance.install()    # record FFI registrations from here on; the grader's poison target
@@ -49,8 +51,8 @@ def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
 
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
-    imports, sources = cells.read(cell_list)
-    shell, guard = _prepare(imports)
+    exercise, imports, sources = gradable.read(cell_list)
+    shell, guard = _prepare(imports, exercise)
     skipped = {int(i) for i in skip.split(",") if i.isdigit()}
     errors = []
     for index, source in sources:
@@ -72,7 +74,7 @@ def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
         serving = bool(message.get("serving"))
         if dirty and not serving:
             guard.restore()   # after a run of served host callbacks, before any other question
-        reply = evaluate(shell.user_ns, message["expr"], message.get("inputs", {}))
+        reply = evaluate(shell.user_ns, message["expr"], message.get("inputs", {}), exercise)
         sys.stdout.flush()
         wire.send(replies, reply)
         # Undo what this question's student code patched before the next question arrives,

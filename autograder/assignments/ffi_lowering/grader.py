@@ -11,8 +11,9 @@ import numpy as np
 
 from autograder.shared import checks
 from autograder.shared.references import rms_norm_np64
+from autograder.assignments.ffi_lowering import EXERCISE
 
-__all__ = ["rms_norm_np64", "BIND", "BIND_EPS", "expect_plain_primitive", "kernel_output",
+__all__ = ["case", "rms_norm_np64", "BIND", "BIND_EPS", "expect_plain_primitive", "kernel_output",
            "expect_eager_and_jit", "expect_eps_params", "expect_eps_attributes", "expect_eval_shape"]
 
 # The student's primitive as a one-argument function (expression text, student's side):
@@ -25,12 +26,7 @@ def expect_plain_primitive(ask):
     """rms_norm_prim_p is exactly a jax.extend.core.Primitive whose instance holds only what
     Primitive(name), def_impl and def_abstract_eval set, so it has one behaviour under
     every trace."""
-    kind, detail = ask.run(
-        "(lambda p: ['missing', ''] if p is None else "
-        "['class', str(type(p).__module__) + '.' + str(type(p).__qualname__)] if type(p) is not jax.extend.core.Primitive else "
-        "['dict', type(vars(p)).__name__] if type(vars(p)) is not dict else "
-        "['extra', [str(k) for k in dict.keys(vars(p)) if k not in ('name', 'impl', 'abstract_eval', 'multiple_results')]])"
-        "(__notebook__.get('rms_norm_prim_p'))", what="Inspecting rms_norm_prim_p")
+    kind, detail = ask.run("witness.primitive_identity(__notebook__.get('rms_norm_prim_p'))", what="Inspecting rms_norm_prim_p")
     checks.expect(kind != "missing", (
         "rms_norm_prim_p is not an untouched jax.extend.core.Primitive (or the answer cell stopped before defining it); "
         "create it with Primitive(\"rms_norm_prim\")."))
@@ -43,6 +39,12 @@ def expect_plain_primitive(ask):
     checks.expect(not detail, (
         f"rms_norm_prim_p is not an untouched jax.extend.core.Primitive: its instance sets {', '.join(detail)}; configure it "
         "only with def_impl, def_abstract_eval and the rule tables, so that it behaves the same under every transformation."))
+
+
+def case(env, *, concept):
+    """The test cells' ritual (EXERCISE.case): rms_norm_prim_p is an untouched Primitive
+    before the test's questions and still one after them."""
+    return EXERCISE.case(env, concept=concept, before=expect_plain_primitive, after=expect_plain_primitive)
 
 
 def kernel_output(ask, fn, *, what, hint, **inputs):

@@ -24,6 +24,7 @@ values are SciPy's, through the host callbacks.
 import numpy as np
 
 from autograder.shared import checks, probe
+from autograder.assignments.gammaln_callback import EXERCISE
 
 FORWARD_HINT = ("declare float32 results shaped like x with jax.ShapeDtypeStruct(x.shape, x.dtype) "
                 "and return exactly that from the host function")
@@ -37,11 +38,14 @@ GAMMALN, DIGAMMA = "scipy.special.gammaln", "scipy.special.digamma"
 REPLACE_GAMMALN = f"replace=({GAMMALN!r},)"
 REPLACE_DIGAMMA = f"replace=({DIGAMMA!r},)"
 
-def connect(env):
-    """`probe.connect(env)`, after failing when the notebook has no `gammaln_cb`."""
-    ask = probe.connect(env)
+def expect_defined(ask):
+    """The notebook defined gammaln_cb."""
     checks.expect(ask.defined("gammaln_cb"), "gammaln_cb is not defined; define it with @jax.custom_jvp.")
-    return ask
+
+
+def case(env, *, concept):
+    """The test cells' ritual (EXERCISE.case): every test first needs gammaln_cb defined."""
+    return EXERCISE.case(env, concept=concept, before=expect_defined)
 
 
 def expect_custom_jvp(ask, advice):
@@ -69,7 +73,7 @@ def run_grad(ask, *, jit=False, hint=JVP_HINT, **inputs):
 
 def count_eqns(ask, primitive, fn="gammaln_cb", *, what="Tracing gammaln_cb", hint=FORWARD_HINT, **inputs):
     """How many `primitive` equations the jaxpr of `fn` (an expression) on the one input holds."""
-    return ask.run(f"facts.count_eqns({fn}, {_key(inputs)}, primitive={primitive!r})",
+    return ask.run(f"observe.count_eqns({fn}, {_key(inputs)}, primitive={primitive!r})",
                    what=what, hint=hint, **inputs)
 
 
@@ -261,10 +265,10 @@ def check_forward_paths(ask, a, big, huge, t, gammaln):
 
 def check_forward_eager(ask, a, gammaln):
     """gammaln_cb called eagerly on `a`: the host callbacks that run are poisoned through
-    JAX's callback wrapper (facts.eager_trace), then scipy.special.gammaln wherever it is
-    referenced (facts.eager_replaced); the same verdicts as `check_forward_paths`."""
+    JAX's callback wrapper (observe.eager_trace), then scipy.special.gammaln wherever it is
+    referenced (witness.eager_replaced); the same verdicts as `check_forward_paths`."""
     what = "gammaln_cb called eagerly (without jit)"
-    report = ask.run("facts.eager_trace(gammaln_cb, a)", a=probe.numpy(a), what=what, hint=FORWARD_HINT)
+    report = ask.run("observe.eager_trace(gammaln_cb, a)", a=probe.numpy(a), what=what, hint=FORWARD_HINT)
     checks.expect_close(_value(report), scipy32(gammaln, a), what=f"{what} on {DOMAIN}",
                         hint="the values should be scipy.special.gammaln(x) for every element")
     checks.expect_depends(report, "host_callback", message=(
@@ -273,7 +277,7 @@ def check_forward_eager(ask, a, gammaln):
     checks.expect_straight(report, "host_callback", message=(
         f"The values of {what} are not the callback's output itself: compute nothing on the "
         "callback's result in JAX"))
-    report = ask.run(f"facts.eager_replaced(gammaln_cb, a, {REPLACE_GAMMALN})", a=probe.numpy(a), what=what,
+    report = ask.run(f"witness.eager_replaced(gammaln_cb, a, {REPLACE_GAMMALN})", a=probe.numpy(a), what=what,
                      hint=FORWARD_HINT)
     checks.expect_depends(report, "scipy.special.gammaln", message=(
         f"The values of {what} do not depend on scipy.special.gammaln: compute them on the host "
@@ -302,7 +306,7 @@ def expect_gradient_not_io(ask, a):
 def check_derivative_paths(ask, a, big, huge, t, digamma):
     """jit(grad) on `a`, on `big` and on `huge`, vmap(grad, in_axes=1) and jvp's tangent
     (tangent `t`), compiled (the executor's run, compiled_program) then, but for `huge`, eager
-    (facts.eager_trace, facts.eager_replaced): digamma values (`digamma` is
+    (observe.eager_trace, witness.eager_replaced): digamma values (`digamma` is
     scipy.special.digamma, the reference rounded to float32) depending on the host callbacks
     and, but on `huge` (run once, as in the structure test), on scipy.special.digamma. The
     vmap and jvp paths are checked when they run (whether they run is other tests' business)."""
@@ -325,7 +329,7 @@ def check_derivative_paths(ask, a, big, huge, t, digamma):
             # the witness serves them; eager: eager_trace poisons the host callbacks that run, eager_replaced digamma
             if eager:
                 try:
-                    report = ask.run(f"facts.eager_trace({fn}, {names})", what=label, hint=JVP_HINT, **inputs)
+                    report = ask.run(f"observe.eager_trace({fn}, {names})", what=label, hint=JVP_HINT, **inputs)
                 except AssertionError:
                     if must:
                         raise
@@ -345,7 +349,7 @@ def check_derivative_paths(ask, a, big, huge, t, digamma):
             if not full:
                 break
             if eager:
-                report = ask.run(f"facts.eager_replaced({fn}, {names}, {REPLACE_DIGAMMA})", what=label,
+                report = ask.run(f"witness.eager_replaced({fn}, {names}, {REPLACE_DIGAMMA})", what=label,
                                  hint=JVP_HINT, **inputs)
             checks.expect_depends(report, DIGAMMA, message=(
                 f"The values of {label} do not depend on scipy.special.digamma: compute psi(x) on the host "
@@ -382,7 +386,7 @@ def expect_host_functions_run_no_jax(ask, a):
     """Every host function of gammaln_cb and of its gradient, called directly on the NumPy
     array `a`, runs no JAX code."""
     for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.grad(gammaln_cb)", GRAD)):
-        found = ask.run(f"facts.host_functions({fn}, a)", a=probe.numpy(a), what=f"Tracing {name}",
+        found = ask.run(f"witness.host_functions({fn}, a)", a=probe.numpy(a), what=f"Tracing {name}",
                         hint=FORWARD_HINT)
         for entry in found:
             checks.expect(not entry["jax"], (
@@ -442,7 +446,7 @@ def check_host_functions_declared(ask, flat):
     for shape in ((2, 3, 4), (), (0,), (3, 0, 2)):
         a = flat[:int(np.prod(shape))].reshape(shape)
         for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.grad(gammaln_cb)", GRAD)):
-            found = ask.run(f"facts.host_functions({fn}, a)", a=probe.numpy(a),
+            found = ask.run(f"witness.host_functions({fn}, a)", a=probe.numpy(a),
                             what=f"Tracing {name} on a float32 input of shape {shape}", hint=SHAPE_HINTS[name])
             on = f"when called directly on a NumPy float32 array of shape {shape}" + (" (empty)" if a.size == 0 else "")
             for entry in found:

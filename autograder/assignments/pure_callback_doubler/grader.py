@@ -17,6 +17,7 @@ Verdicts use `checks`; the inputs each test uses stay in its cell.
 import numpy as np
 
 from autograder.shared import checks, probe
+from autograder.assignments.pure_callback_doubler import EXERCISE
 
 
 NOT_DEFINED = "pure_callback_doubler is not defined; define it in the answer cell and run that cell."
@@ -43,6 +44,11 @@ def expect_defined(ask):
     checks.expect(ask.defined("pure_callback_doubler"), NOT_DEFINED)
 
 
+def case(env, *, concept):
+    """The test cells' ritual (EXERCISE.case): every test first needs pure_callback_doubler defined."""
+    return EXERCISE.case(env, concept=concept, before=expect_defined)
+
+
 # ---- the answer's result ----
 
 def compiled_program(ask, x, *, what):
@@ -63,9 +69,9 @@ def expect_program_from_callback(ask):
 
 
 def call_result(ask, expr, x, *, what, hint=CALL_HINT):
-    """facts.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): the
+    """witness.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): the
     result's value, whether it is a jax.Array, its type name and shape."""
-    return ask.run(f"facts.call_result({expr})", x=x, what=what, hint=hint)
+    return ask.run(f"witness.call_result({expr})", x=x, what=what, hint=hint)
 
 
 def shape_of(got):
@@ -88,7 +94,7 @@ def expect_exactly_doubled(value, want, what):
 
 
 def expect_callback_output(report, want, what):
-    """A trace report (facts.eager_trace, or the executor's report from compiled_program)
+    """A trace report (observe.eager_trace, or the executor's report from compiled_program)
     holds one output, exactly `want` in float32, that depends on the host callback in
     every element and is its output with nothing computed after it."""
     checks.expect(len(report["value"]) == 1, (
@@ -142,7 +148,7 @@ def expect_empty_host_result(call, kind):
 def callback_counts(ask, x, n):
     """How many io_callback, debug_callback and pure_callback equations the trace of
     pure_callback_doubler on x (of shape (n,)) holds."""
-    return ask.run('{p: facts.count_eqns(pure_callback_doubler, x, primitive=p) '
+    return ask.run('{p: observe.count_eqns(pure_callback_doubler, x, primitive=p) '
                    'for p in ("io_callback", "debug_callback", "pure_callback")}', x=x,
                    what=f"Tracing pure_callback_doubler on shape ({n},)",
                    hint="pure_callback_doubler must accept a float32 JAX array of any length")
@@ -179,20 +185,20 @@ def on_both_kinds(arrays):
 
 
 def host_calls(ask, **inputs):
-    """facts.host_calls: the host function of pure_callback_doubler (traced on example())
+    """witness.host_calls: the host function of pure_callback_doubler (traced on example())
     called directly on each input in turn, its output captured at file-descriptor level."""
-    return ask.run(f"facts.host_calls(pure_callback_doubler, example, [{', '.join(inputs)}])",
+    return ask.run(f"witness.host_calls(pure_callback_doubler, example, [{', '.join(inputs)}])",
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 
 
 def host_purity(ask, **inputs):
-    """facts.host_purity: the host function called directly on each input, then
+    """witness.host_purity: the host function called directly on each input, then
     pure_callback_doubler and its jit run on each input as JAX runs them; every call of the
     host function observed on its own, between two deep snapshots of the notebook's state
     (the host function's attributes, closure, defaults and class, the process-wide settings)
     and of the working folder, its output seen at file-descriptor level, files opened and
     processes or sockets started seen from below Python."""
-    return ask.run(f"facts.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__)",
+    return ask.run(f"witness.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__)",
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 
 

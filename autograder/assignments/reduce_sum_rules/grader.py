@@ -1,9 +1,9 @@
 """What the tests of reduce_sum_rules share: the check that `custom_reduce_sum_p` is the
 given primitive, the poison comparison (`depends`, `weights`), float64 sums and their
-transposes, the expression builders of `facts.rule_dependence`, and the value-and-poison
+transposes, the expression builders of `witness.rule_dependence`, and the value-and-poison
 checks that the JVP, transpose and batching tests repeat over their own inputs and axes.
 
-The poison (autograder.witness.rule_poison) swaps one piece (the JVP, transpose or batching
+The poison (autograder.assignments.reduce_sum_rules.witness) swaps one piece (the JVP, transpose or batching
 rule, or the primitive's own impl/lowering) for the same sum with every operand entry
 weighted by `weights(shape)`; the `*_weighted_*` references below are its results.
 Which inputs and axes a test uses stays in its cell.
@@ -18,6 +18,9 @@ import numpy as np
 from autograder.shared import checks, poison
 from autograder.assignments.reduce_sum_rules.programs import (  # noqa: F401  (the executor's half)
     TARGET, expect_from_kernel, expect_sums, expect_values, program, summed, sums_by_count, sums_program)
+from autograder.assignments.reduce_sum_rules import EXERCISE
+
+case = EXERCISE.case   # the test cells' ritual: with kit.case(env, concept=...) as ask:
 
 # The hints the cells repeat, word for word.
 GIVEN = "run the given cell unchanged"
@@ -40,11 +43,10 @@ _JIT = ("", " under jax.jit")   # output 0 of a pair is eager, output 1 under ja
 def given_primitive(ask, x, axis):
     """Check that custom_reduce_sum_p is the given, untouched Primitive (named
     custom_reduce_sum, its instance setting only abstract_eval, impl and name) and that
-    custom_reduce_sum(x, axis) binds it; return `facts.primitive_state` of it on x. From
+    custom_reduce_sum(x, axis) binds it; return `witness.primitive_state` of it on x. From
     then on the primitive lowers to the grader's kernel in the student's process."""
     state, binds = ask.run(
-        f"(facts.primitive_state(custom_reduce_sum_p, x, {axis!r}, lower_to_kernel=True), "
-        f"facts.count_eqns(lambda v: custom_reduce_sum(v, {axis!r}), x, primitive=custom_reduce_sum_p))",
+        f"witness.given_primitive(custom_reduce_sum_p, custom_reduce_sum, x, {axis!r})",
         x=x, what="Looking at custom_reduce_sum_p", hint="run the given cell unchanged")
     extra = sorted(set(state["attributes"]) - {"abstract_eval", "impl", "name"})
     checks.expect(state["plain"] and not extra and state["name"] == "custom_reduce_sum", (
@@ -59,7 +61,7 @@ def given_primitive(ask, x, axis):
 
 
 def depends(rep, piece, outputs, what, hint, wants=None):
-    """Every entry of the chosen outputs of `rep` (a `facts.rule_dependence` report) changed
+    """Every entry of the chosen outputs of `rep` (a `witness.rule_dependence` report) changed
     when `piece` was swapped for a poison; where the poisoned result is known (`wants`,
     float64, zipped with `outputs`), it must be that result: nothing else computed it."""
     where = _WHERE[piece]
@@ -80,7 +82,7 @@ def depends(rep, piece, outputs, what, hint, wants=None):
 
 
 def weights(shape):
-    """The poison's weights for an operand of this shape (autograder.witness.rule_poison):
+    """The poison's weights for an operand of this shape (autograder.assignments.reduce_sum_rules.witness):
     2 * poison.values, in float64."""
     return 2.0 * poison.values(int(np.prod(shape))).reshape(shape).astype(np.float64)
 
@@ -129,10 +131,10 @@ def jvp_expr(axis):
 
 
 def rule_dependence(ask, fn, args, pieces, *, what, hint, **inputs):
-    """Ask `facts.rule_dependence(fn, args, primitive=custom_reduce_sum_p, pieces=pieces)`:
+    """Ask `witness.rule_dependence(fn, args, primitive=custom_reduce_sum_p, pieces=pieces)`:
     fn's outputs on the named inputs run clean and with each piece poisoned (`fn` and
     `args` are expression text, `inputs` the arrays they name)."""
-    return ask.run(f"facts.rule_dependence({fn}, {args}, primitive=custom_reduce_sum_p, pieces={pieces!r})",
+    return ask.run(f"witness.rule_dependence({fn}, {args}, primitive=custom_reduce_sum_p, pieces={pieces!r})",
                    **inputs, what=what, hint=hint)
 
 

@@ -13,6 +13,7 @@ answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
 import numpy as np
 
 from autograder.shared import checks, poison
+from autograder.assignments.silu_ffi import EXERCISE
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -60,6 +61,11 @@ def expect_gradient_close(actual, expected, *, what, hint=""):
 def expect_defined(ask):
     """The notebook defined silu_ffi."""
     checks.expect(ask.defined("silu_ffi"), NOT_DEFINED)
+
+
+def case(env, *, concept):
+    """The test cells' ritual (EXERCISE.case): every test first needs silu_ffi defined."""
+    return EXERCISE.case(env, concept=concept, before=expect_defined)
 
 
 def expect_custom_vjp(ask, advice):

@@ -2,7 +2,7 @@
 depends on each rule registered for it (the JVP, transpose or batching rule, or the
 primitive's own impl and lowering swapped in JAX's tables for a weighted poison for one
 evaluation). Runs where the student's code runs; exposed to the tests' questions as
-facts.primitive_state and facts.rule_dependence.
+`witness`.
 
 From every test's first question on (`primitive_state(..., lower_to_kernel=True)`), the
 primitive lowers to the grader's kernel (kernels/reduce_sum.py, `lower_to_grader_kernel`):
@@ -234,3 +234,20 @@ def rule_dependence(fn: Callable, *args, primitive,
             report["poisoned"][piece] = None
             report["errors"][piece] = describe(exc)
     return report
+
+
+def rules(primitive) -> dict[str, bool]:
+    """{"JVP rule": bool, "transpose rule": bool, "batching rule": bool}; a primitive that
+    is not a jax.extend.core.Primitive has none."""
+    from autograder.witness import inspection
+    if not isinstance(primitive, inspection.jex_core.Primitive):
+        return {"JVP rule": False, "transpose rule": False, "batching rule": False}
+    return inspection.registered_rules(primitive)
+
+
+def given_primitive(primitive, custom_reduce_sum, x, axis: tuple) -> tuple[dict, int]:
+    """(primitive_state of `primitive` on x over `axis`, from then on lowering to the grader's
+    kernel; how many equations of it the jaxpr of custom_reduce_sum(x, axis) holds)."""
+    from autograder.witness.observe import count_eqns
+    state = primitive_state(primitive, x, axis, lower_to_kernel=True)
+    return state, count_eqns(lambda v: custom_reduce_sum(v, axis), x, primitive=primitive)

@@ -1,13 +1,9 @@
-"""Facts about a student's JAX program, as plain data, for the tests' questions.
-
-These run where the student's code runs (the witness, or the notebook itself under
-`grader.check`) and return only lists, dicts, strings, numbers and arrays, which
-`autograder.shared.wire` carries back to the grader. They only observe: the verdict is
-reached by the test code in the grader's process. See autograder/shared/probe.py.
-"""
+"""pure_callback_doubler's observations, run where the student's code runs: what a call
+returned, and the one host function called directly and as JAX calls it, each call observed
+on its own (its output, files, processes, and the state it changed). Exposed to the tests'
+questions as `witness`."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -16,47 +12,21 @@ from collections.abc import Callable
 import numpy as np
 
 from autograder.witness import hostcall, inspection
-
-_PRIMITIVES = {"pure_callback": inspection.pure_callback_p, "io_callback": inspection.io_callback_p,
-               "debug_callback": inspection.debug_callback_p, "ffi_call": inspection.ffi_call_p}
-
-
-def count_eqns(fn: Callable, *args, primitive: str) -> int:
-    """How many equations of `primitive` ("pure_callback", "io_callback", "debug_callback",
-    "ffi_call", or any other primitive name) the jaxpr holds, nested ones included."""
-    jaxpr = inspection.make_jaxpr(fn, *args)
-    return len(inspection.find_eqns(jaxpr, _PRIMITIVES.get(primitive, primitive)))
-
-
-def rules(primitive) -> dict[str, bool]:
-    """{"JVP rule": bool, "transpose rule": bool, "batching rule": bool}; a primitive that
-    is not a jax.extend.core.Primitive has none."""
-    if not isinstance(primitive, inspection.jex_core.Primitive):
-        return {"JVP rule": False, "transpose rule": False, "batching rule": False}
-    return inspection.registered_rules(primitive)
+from autograder.witness.observe import flat_callback_calls, student_call
 
 
 def _one_host_function(fn: Callable, example):
     """(how many callback equations, the one callback's host function or None), found as
-    host_calls finds it: host(*flat_args) is _student_call's bound function."""
+    host_calls finds it: host(*flat_args) is student_call's bound function."""
     jaxpr = inspection.make_jaxpr(fn, example)
     eqns = (inspection.find_eqns(jaxpr, inspection.pure_callback_p)
             or inspection.find_eqns(jaxpr, inspection.io_callback_p))
     if len(eqns) != 1:
         return len(eqns), None
     flat = eqns[0].params["callback"]
-    host = functools.partial(_student_call, flat)
+    host = functools.partial(student_call, flat)
     host.student = flat.callback_func
     return 1, host
-
-
-def _student_call(flat, *flat_args):
-    """The student's own host function of a callback equation (params["callback"]) bound
-    to flat operands, ready for hostcall.call: JAX's wrapper that flattens arguments is
-    left out, so that only the student's code is observed."""
-    from jax import tree_util
-    args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
-    return functools.partial(flat.callback_func, *args, **kwargs)
 
 
 def host_calls(fn: Callable, example, inputs: list) -> dict:
@@ -88,58 +58,6 @@ def host_calls(fn: Callable, example, inputs: list) -> dict:
         report["calls"].append(call)
     return report
 
-
-# ---- gammaln_callback ----
-
-def _operand_like(aval, example: np.ndarray) -> np.ndarray:
-    """A NumPy array shaped and typed like a callback operand: `example`'s values when the
-    sizes agree (the operand is the input, reshaped or copied), else values from 0.5 to 5."""
-    shape, dtype = tuple(aval.shape), np.dtype(aval.dtype)
-    size = int(np.prod(shape, dtype=np.int64))
-    values = example.ravel() if example.size == size else np.linspace(0.5, 5.0, size)
-    return np.array(values.reshape(shape), dtype=dtype)   # a copy, C-ordered, 0-d kept
-
-
-def host_functions(fn: Callable, example) -> list[dict]:
-    """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
-    order, with its host function (the student's own function; JAX's flattening wrapper is
-    left out) called once, directly and observed from below Python (autograder.witness.hostcall),
-    on NumPy arrays shaped and typed like its operands (`example`'s values when the sizes
-    agree). Each entry: {"primitive", "declared": [[shape, dtype] per declared result],
-    "returned": [[shape, dtype, class name] per output] or "error", "jax": whether JAX code
-    ran inside it, "stdout", "files", "events"}."""
-    from jax import tree_util
-    example = np.asarray(example)
-    report = []
-    for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
-        if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
-            continue
-        operands = [_operand_like(v.aval, example) for v in eqn.invars]
-        seen = hostcall.call(_student_call(eqn.params["callback"], *operands))
-        entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
-                 "declared": [[list(a.shape), str(np.dtype(a.dtype))] for a in eqn.params["result_avals"]],
-                 "jax": seen["jax"], "stdout": seen["output"], "files": seen["files"], "events": seen["events"]}
-        if "error" in seen:
-            entry["error"] = seen["error"]
-        else:
-            entry["returned"] = [[list(np.shape(o)), str(np.asarray(o).dtype), type(o).__name__]
-                                 for o in tree_util.tree_leaves(seen["result"])]
-        report.append(entry)
-    return report
-
-
-def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> dict:
-    """`fn(*args)` run eagerly (no jit), as it is and with each dotted name of `replace`
-    poisoned wherever it is referenced; a report shaped like provenance.trace's."""
-    import jax
-
-    from autograder.witness import provenance
-    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
-    provenance.poison_replaced(report, fn, args, replace)
-    return report
-
-
-# ---- pure_callback_doubler ----
 
 def call_result(value) -> dict:
     """What a call returned: {"type": its class name, "jax_array": whether it is a jax.Array,
@@ -228,7 +146,7 @@ class _Purity:
         return seen
 
     def observed(self, via: str):
-        """A replacement of JAX's _FlatCallback.__call__ (see _flat_callback_calls) through
+        """A replacement of JAX's _FlatCallback.__call__ (see observe.flat_callback_calls) through
         which every host callback JAX runs is observed as above."""
         from jax import tree_util
 
@@ -239,20 +157,6 @@ class _Purity:
                 raise RuntimeError(seen["error"])
             return tree_util.tree_leaves(seen["result"])
         return observed
-
-
-@contextlib.contextmanager
-def _flat_callback_calls(replacement):
-    """While inside, `replacement(flat_callback, *flat_args)` runs for every host callback
-    JAX runs, eagerly or compiled (pure_callback and io_callback call the host function
-    through JAX's _FlatCallback), instead of _FlatCallback.__call__."""
-    from jax._src import callback
-    original = callback._FlatCallback.__call__
-    callback._FlatCallback.__call__ = replacement
-    try:
-        yield
-    finally:
-        callback._FlatCallback.__call__ = original
 
 
 def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
@@ -278,7 +182,7 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
         seen = purity.call(host.student, host(arg), "direct")
         report["values"].append(None if "error" in seen else [np.asarray(o) for o in tree_util.tree_leaves(seen["result"])])
     for via, run in (("eager", fn), ("jit", jax.jit(fn))):
-        with _flat_callback_calls(purity.observed(via)):
+        with flat_callback_calls(purity.observed(via)):
             for arg in inputs:
                 try:
                     jax.block_until_ready(run(jnp.asarray(arg)))
@@ -287,41 +191,3 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
                     pass
     report["calls"] = purity.calls
     return report
-
-
-# ---- pure_callback_doubler (the eager path) ----
-
-def eager_trace(fn: Callable, *args) -> dict:
-    """`fn(*args)` run eagerly (not under jit): as it is ("value"), then again with the output
-    of every host callback that runs during the call (pure_callback and io_callback call the
-    host function through JAX's _FlatCallback, eagerly or compiled) replaced by the grader's
-    poison values. A report shaped like provenance.trace's, for checks.expect_depends and
-    expect_straight: "poisoned": {"host_callback": {"outputs", "sizes"}, or None when no host
-    callback ran during the call}."""
-    import jax
-    from jax._src import callback
-
-    from autograder.shared import poison
-    from autograder.witness import provenance
-    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
-    original, sizes = callback._FlatCallback.__call__, []
-
-    def poisoned(self, *a, **k):
-        outs = []
-        for out in original(self, *a, **k):
-            out = np.asarray(out)
-            if out.dtype.kind == "f":
-                sizes.append(out.size)
-                out = poison.values(out.size).reshape(out.shape).astype(out.dtype)
-            outs.append(out)
-        return outs
-    with _flat_callback_calls(poisoned):
-        outputs = provenance._flat(jax.block_until_ready(fn(*args)))
-        jax.effects_barrier()
-    report["poisoned"]["host_callback"] = {"outputs": outputs, "sizes": sizes} if sizes else None
-    return report
-
-
-# ---- reduce_sum_rules ----
-
-from autograder.witness.rule_poison import primitive_state, rule_dependence  # noqa: E402,F401

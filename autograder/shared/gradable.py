@@ -70,12 +70,15 @@ def gradable_cells(nb) -> list[tuple[int, str]]:
     return cells
 
 
-def write(nb, path: Path, imports: tuple[str, ...] = ()) -> Path:
-    """The gradable cells of `nb`, and the modules to import first, as the witness reads them."""
-    path.write_text(json.dumps({"imports": list(imports), "cells": gradable_cells(nb)}))
+def write(nb, path: Path, imports: tuple[str, ...] = (), exercise: str = "") -> Path:
+    """The gradable cells of `nb`, the modules to import first, and the exercise whose
+    questions the witness answers (its own observations are imported first too), as the
+    witness reads them."""
+    path.write_text(json.dumps({"exercise": exercise, "imports": list(imports), "cells": gradable_cells(nb)}))
     return path
 
 
-def read(path: str) -> tuple[list[str], list[tuple[int, str]]]:
+def read(path: str) -> tuple[str, list[str], list[tuple[int, str]]]:
     data = json.loads(Path(path).read_text())
-    return [str(m) for m in data["imports"]], [(int(i), str(source)) for i, source in data["cells"]]
+    return (str(data.get("exercise", "")), [str(m) for m in data["imports"]],
+            [(int(i), str(source)) for i, source in data["cells"]])
