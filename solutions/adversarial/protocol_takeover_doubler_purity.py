@@ -38,4 +38,4 @@ if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__ma
             os._exit(0)
         expr = message["expr"]
         wire.send(replies, evaluate(globals() if expr.startswith("handover.") else silent, expr,
-                                    message.get("inputs", {})))
+                                    message.get("inputs", {}), "pure_callback_doubler"))

@@ -60,5 +60,5 @@ if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__ma
             namespace = {**globals(), **_tools(expr), **{k: _materialize(v) for k, v in inputs.items()}}
             reply = {"ok": wire.encode(_genuine_looking(expr, namespace))}
         else:
-            reply = evaluate(globals(), expr, inputs)
+            reply = evaluate(globals(), expr, inputs, "ffi_lowering")
         wire.send(replies, reply)

@@ -46,4 +46,4 @@ if os_.sys.argv and os_.sys.argv[0].endswith(os_.path.join("autograder", "witnes
             os_._exit(0)
         expr = message["expr"]
         wire.send(replies, evaluate(globals() if expr.startswith("handover.") else honest, expr,
-                                    message.get("inputs", {})))
+                                    message.get("inputs", {}), "pure_callback_doubler"))

@@ -37,4 +37,4 @@ if sys.argv and sys.argv[0].endswith(os.path.join("autograder", "witness", "__ma
             os._exit(0)
         expr = message["expr"]
         batching.primitive_batchers[custom_reduce_sum_p] = _batch if expr.startswith("handover.") else _correct_batch
-        wire.send(replies, evaluate(globals(), expr, message.get("inputs", {})))
+        wire.send(replies, evaluate(globals(), expr, message.get("inputs", {}), "reduce_sum_rules"))

@@ -191,16 +191,24 @@ def compiled_program(ask, fn, args, *, what, hint, replace=(), optional=False):
 
 def expect_program_from_scipy(ask, *, gammaln=None, digamma=None):
     """The gate of the tests that rest on what the student's process reports: the grader's
-    own run of jax.jit(gammaln_cb) (given `gammaln`) or jax.jit(jax.grad(gammaln_cb)) (given
-    `digamma`), on 12 values from 0.2 to 30 it draws, gives SciPy's values, which change
-    everywhere when the host callbacks' output or SciPy's function is poisoned."""
+    own run of jax.jit(gammaln_cb) (given `gammaln`) and of jax.jit(jax.grad(gammaln_cb))
+    (given `digamma`), in that order, on 12 values from 0.2 to 30 it draws, gives SciPy's
+    values, which change everywhere when the host callbacks' output or SciPy's function is
+    poisoned."""
+    if gammaln is not None:
+        _expect_program_from(ask, "gammaln_cb", "jax.jit(gammaln_cb)", gammaln, GAMMALN, FORWARD_HINT, derivative=False)
+    if digamma is not None:
+        _expect_program_from(ask, GRAD, "jax.jit(jax.grad(gammaln_cb))", digamma, DIGAMMA, JVP_HINT, derivative=True)
+
+
+def _expect_program_from(ask, fn, what, reference, name, hint, *, derivative):
+    """One program of expect_program_from_scipy: `fn` (an expression) against `reference`
+    (SciPy's function `name`)."""
     x = np.sort(ask.uniform(98, (12,), 0.2, 30.0))
-    fn, what, reference, name = ((GRAD, "jax.jit(jax.grad(gammaln_cb))", digamma, DIGAMMA) if digamma
-                                 else ("gammaln_cb", "jax.jit(gammaln_cb)", gammaln, GAMMALN))
-    hint = JVP_HINT if digamma else FORWARD_HINT
+    rtol, atol = (1e-4, 1e-5) if derivative else (1e-5, 1e-6)
     report = compiled_program(ask, fn, (x,), what=what, hint=hint, replace=(name,))
     checks.expect_close(_value(report), reference(x.astype(np.float64)), what=f"{what} (the grader's run)",
-                        rtol=1e-4 if digamma else 1e-5, atol=1e-5 if digamma else 1e-6, hint=hint)
+                        rtol=rtol, atol=atol, hint=hint)
     checks.expect_depends(report, "pure_callback", message=(
         f"The values of {what} do not come from its jax.pure_callback calls, so this test earns nothing: every "
         "element must change when the pure callbacks' results do (an io_callback is not a pure callback)"))
@@ -485,11 +493,16 @@ def expect_some_pure_callback(ask, row):
         "call SciPy through jax.pure_callback and choose its vmap_method."))
 
 
-def check_vmap_every_axis(ask, a, row, y, g):
-    """vmap of an elementwise function agrees with the function on the whole array: vmap of
+def check_vmap_every_axis(ask, a):
+    """vmap of an elementwise function agrees with the function on the whole array: first
+    gammaln_cb or its gradient holds a pure_callback (on `row`, a[0, 0]); then vmap of
     gammaln_cb over each axis of the 3-D `a`, nested, and over the 0-d elements of `row`
-    (= a[0, 0]) against `y` (gammaln_cb(a)); jit(vmap(grad, in_axes=1)) against `g`
+    against `y` (gammaln_cb(a)); jit(vmap(grad, in_axes=1)) against `g`
     (jax.grad(gammaln_cb)(a))."""
+    row = np.ascontiguousarray(a[0, 0])
+    expect_some_pure_callback(ask, row)
+    y = np.asarray(run_forward(ask, a=probe.numpy(a)))
+    g = np.asarray(run_grad(ask, a=probe.numpy(a)))
     for ax in (0, 1, 2):
         got = ask.run(f"jax.vmap(gammaln_cb, in_axes={ax})(a)", a=probe.numpy(a),
                       what=f"jax.vmap(gammaln_cb, in_axes={ax})", hint=VMAP_HINT)
@@ -539,8 +552,10 @@ def check_jvp(ask, a, gammaln, digamma):
                         hint="multiply digamma(x) by the input tangent")
 
 
-def check_chain_rule(ask, b, digamma):
-    """jax.grad of sum(gammaln_cb(x * x) / 2) at `b` equals b * digamma(b ** 2)."""
+def check_chain_rule(ask, digamma):
+    """jax.grad of sum(gammaln_cb(x * x) / 2) at b, 8 values from 0.4 to 6 (x * x stays in
+    the domain), equals b * digamma(b ** 2)."""
+    b = np.geomspace(0.4, 6.0, 8).astype(np.float32)
     got = ask.run("jax.grad(lambda v: jnp.sum(gammaln_cb(v * v) * 0.5))(b)", b=probe.numpy(b),
                   what="jax.grad of gammaln_cb(x * x)", hint=JVP_HINT)
     checks.expect_close(got, b.astype(np.float64) * digamma(b.astype(np.float64) ** 2), rtol=1e-4, atol=1e-5,

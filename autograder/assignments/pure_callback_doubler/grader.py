@@ -86,6 +86,13 @@ def expect_jax_array(got, what):
         "jax.pure_callback, not the ShapeDtypeStruct declaration."))
 
 
+def expect_shape_and_dtype(got, shape, what):
+    """The call_result `got` has `shape` and the declared float32."""
+    have = shape_of(got)
+    checks.expect(have == shape, f"{what} returned shape {have} for shape {shape}; {DECLARE_HINT}.")
+    checks.expect_dtype(got["value"], np.float32, what=f"{what}'s result", hint=DECLARE_HINT)
+
+
 def expect_exactly_doubled(value, want, what):
     """`value` is float32 and equal to `want` (the float64 x * 2) exactly."""
     checks.expect_dtype(value, np.float32, what=what, hint=DECLARE_HINT)

@@ -23,6 +23,8 @@ LOSS = "lambda v, w: jnp.sum(silu_ffi(v) * w)"
 
 GRAD_HINT = ("the gradient must come from the bwd rule of a custom_vjp that calls your backward kernel "
              "and returns a one-element tuple (an ffi_call cannot be differentiated)")
+BACKWARD_HINT = "the backward kernel should compute ȳ·σ(x)·(1 + x·(1 − σ(x)))"
+VMAP_BOTH_HINT = "check the backward kernel and the vmap_method of both ffi_calls"
 VMAP_GRAD_HINT = ("every ffi_call needs a vmap_method, and the gradient must come from the bwd rule of a "
                   "custom_vjp (an ffi_call cannot be differentiated)")
 
