@@ -31,7 +31,7 @@ def _tools(exercise: str) -> dict:
 @functools.cache
 def exercise_witness(exercise: str):
     """The exercise's witness module, imported once (in the witness, before the notebook ran:
-    the runner lists it among the imports), so that a notebook's own entry in sys.modules
+    witness.__main__'s _prepare calls this first), so that a notebook's own entry in sys.modules
     under that name is never the one the questions use."""
     module = paths.witness_module(exercise) if exercise in paths.NAMES else ""
     return importlib.import_module(module) if module else None

@@ -11,6 +11,7 @@ import numpy as np
 from autograder.witness import hostcall, inspection
 from autograder.witness.observe import student_call
 
+
 def _operand_like(aval, example: np.ndarray) -> np.ndarray:
     """A NumPy array shaped and typed like a callback operand: `example`'s values when the
     sizes agree (the operand is the input, reshaped or copied), else values from 0.5 to 5."""
