@@ -16,10 +16,10 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign tables validate grade bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image lock host-lock venv test demo assign tables validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
@@ -61,7 +61,7 @@ bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throug
 	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)
 
 # The front door: a wrong ASSIGNMENT or SUBMISSIONS gets one sentence before anything is built.
-ifneq ($(filter grade k8s,$(MAKECMDGOALS)),)
+ifneq ($(filter grade k8s similarity,$(MAKECMDGOALS)),)
   ifeq ($(filter $(ASSIGNMENT),$(NAMES)),)
     $(error ASSIGNMENT="$(ASSIGNMENT)" is not an assignment; choose one of: $(NAMES))
   endif
@@ -78,6 +78,12 @@ endif
 
 grade: venv dist/$(ASSIGNMENT)/.built  ## grade a folder: make grade ASSIGNMENT=<name> SUBMISSIONS=<dir> [BACKEND=swarm]
 	$(HOST_PY) -m autograder.host.grade $(ASSIGNMENT) $(SUBMISSIONS) --backend $(or $(BACKEND),local) $(GRADE_ARGS)
+
+similarity: venv dist/$(ASSIGNMENT)/.built  ## which answers are copies, without grading: make similarity ASSIGNMENT=<name> SUBMISSIONS=<dir>
+	$(HOST_PY) -m autograder.host.similarity $(ASSIGNMENT) $(SUBMISSIONS) $(SIMILARITY_ARGS)
+
+similarity-bench: venv $(NAMES:%=dist/%/.built)  ## time and memory of the similarity report for 500 synthetic submissions (prints figures)
+	$(HOST_PY) -m autograder.host.similarity.bench $(BENCH_ARGS)
 
 k8s: venv dist/$(ASSIGNMENT)/.built  ## Kubernetes manifests for a folder: make k8s ASSIGNMENT=<name> SUBMISSIONS=<dir>
 	$(HOST_PY) -m autograder.host.k8s render $(ASSIGNMENT) $(SUBMISSIONS) $(K8S_ARGS)

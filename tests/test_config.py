@@ -31,6 +31,11 @@ def test_the_repositorys_file_is_valid():
     (lambda d: d["otter"].update(show_hidden="yes"), "otter.show_hidden must be a bool"),
     (lambda d: d["validate"]["attack_limits"].update(total_s=1), "validate.attack_limits has the unknown key 'total_s'"),
     (lambda d: d.update(limit={}), "has the unknown key 'limit'"),
+    (lambda d: d["similarity"].update(threshold=60), "similarity.threshold is a share of the code, at most 1"),
+    (lambda d: d["similarity"].update(pairs="yes"), "similarity.pairs must be true or false"),
+    (lambda d: d["similarity"].update(noise_tokens=30, guarantee_tokens=25),
+     "similarity.noise_tokens must be at least 1 and at most guarantee_tokens"),
+    (lambda d: d["similarity"]["references"].update(notes=3), "similarity.references['notes'] must be a file's path"),
 ])
 def test_a_bad_file_is_refused_in_one_sentence(tmp_path, change, sentence):
     data = copy.deepcopy(DATA)

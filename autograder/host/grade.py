@@ -9,7 +9,8 @@ fresh container of the assignment's grading image (Otter's own image build on to
 the configured image) with no network and with the time, memory, process and CPU limits
 of otter_config.json's `containers`. A submission that is not a notebook of this assignment, crashes, times out or
 runs out of memory gets a row with the reason; the batch never stops for one.
-Writes dist/grades/<name>/final_grades.csv and report.html.
+Writes dist/grades/<name>/final_grades.csv and report.html (with the similarity section:
+which answers resemble each other or the reference material, autograder.host.similarity).
 `--backend swarm` runs the same containers as Swarm jobs over a swarm's nodes
 (autograder.host.swarm; run it on a manager); the local daemon is the default.
 """
@@ -27,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.shared import paths, config as settings, submissions
-from autograder.host import container, gradebook
+from autograder.host import container, gradebook, similarity
 from autograder.shared.cases import cases
 
 
@@ -97,9 +98,11 @@ def grade_all(assignment: str, folder: Path, out: Path, config: settings.Config,
 
             with ThreadPoolExecutor(limits.parallel) as pool:
                 rows = list(pool.map(one, subs))
+        log(f"comparing the {len(subs)} submissions' code (similarity)")
+        similar = similarity.section(assignment, [(s.file, s.notebook) for s in subs], config.similarity)
     out.mkdir(parents=True, exist_ok=True)
     gradebook.write_csv(out / "final_grades.csv", rows, all_cases)
-    gradebook.write_html(out / "report.html", assignment, rows, all_cases)
+    gradebook.write_html(out / "report.html", assignment, rows, all_cases, similar)
     return rows
 
 

@@ -2,7 +2,7 @@
 instructors: a score histogram, the pass rate of every test case named by its concept with
 the submissions that failed it, and per submission the cases it failed (hidden ones
 included, which its student never sees) with their sentences, then its feedback as its
-student sees it.
+student sees it; last, the similarity section (autograder.host.similarity).
 Verdicts are read from the runner's grading.json (data), never from Otter's printed text.
 Everything a student wrote is HTML-escaped (jinja2 autoescape)."""
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from autograder.shared.cases import Case
 
@@ -121,10 +122,13 @@ pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}small{c
 {% for v in failed %}<tr><td><small>{{ v.name }}</small></td><td>{{ "hidden" if v.hidden else "public" }}</td>
 <td>{{ "%g"|format(v.points or 0) }}</td><td>{{ v.concept }}{{ ": " if v.concept }}{{ v.message }}</td></tr>{% endfor %}</table>
 {% endif %}<pre>{{ r.feedback or r.status }}</pre>{% endfor %}
+{{ similarity or "" }}
 </body></html>"""
 
 
-def write_html(path: Path, assignment: str, rows: list[Row], all_cases: list[Case]) -> None:
+def write_html(path: Path, assignment: str, rows: list[Row], all_cases: list[Case],
+               similarity: Markup | None = None) -> None:
+    """`similarity`: the similarity section (autograder.host.similarity), rendered already."""
     maximum = sum(c.points for c in all_cases)
     graded = [(i, r) for i, r in enumerate(rows, 1) if r.status == "Completed"]
     totals = [sum(r.scores.values()) for r in rows]
@@ -137,4 +141,4 @@ def write_html(path: Path, assignment: str, rows: list[Row], all_cases: list[Cas
     path.write_text(env.from_string(TEMPLATE).render(
         assignment=assignment, rows=rows, graded=len(graded), maximum=f"{maximum:g}",
         mean=sum(totals) / len(totals) if totals else 0.0, histogram=_histogram(totals, maximum),
-        case_rates=case_rates))
+        case_rates=case_rates, similarity=similarity))

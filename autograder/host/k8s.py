@@ -17,7 +17,8 @@ render writes FOLDER/batch.yaml (default dist/k8s/<name>/<batch id>/) and prints
   (enforced by the cluster's network plugin: Calico, Cilium, ...).
 The image is Otter's grading image pushed by digest to cluster.registry (--image gives a
 reference that the cluster pulls instead). FOLDER/batch.json (0600: it holds the key)
-records which submission each index is. collect reads each index's pod logs
+records which submission each index is, FOLDER/similarity.html the report's similarity
+section (render compares the notebooks: collect has only the logs). collect reads each index's pod logs
 (`kubectl logs -l ...`), keeps the verified frame, and writes the CSV and the report.
 """
 from __future__ import annotations
@@ -33,8 +34,9 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from markupsafe import Markup
 
-from autograder.host import container, gradebook, swarm
+from autograder.host import container, gradebook, similarity, swarm
 from autograder.shared import paths, config as settings, logframes, submissions
 from autograder.shared.cases import cases
 
@@ -42,6 +44,7 @@ SHARD = 50                       # submissions per Job (one index each)
 CONFIGMAP_BYTES = 700 * 1024     # raw bytes per ConfigMap: base64 grows it to under 1 MiB
 INCOMING, KEY_DIR = "/run/jax-interop/incoming", "/run/jax-interop/key"
 LABEL = "jax-interop.batch"
+SIMILARITY = "similarity.html"   # the report's similarity section, made by render (it has the notebooks)
 GRACE_S = 120                    # a pod's deadline past the task's own timeout
 
 
@@ -123,6 +126,9 @@ def render(assignment: str, folder: Path, out: Path | None, config: settings.Con
             maps = _configmaps(batch, shard, part)
             docs += maps + [_job(batch, shard, len(part), maps, image, config, namespace)]
             jobs.append([s.file for s in part])
+        # The notebooks leave with the manifests: compare them now, for k8s-collect's report.
+        (out / SIMILARITY).write_text(similarity.section(assignment, [(s.file, s.notebook) for s in subs],
+                                                         config.similarity))
     for doc in docs:
         doc["metadata"]["namespace"] = namespace
     (out / "batch.yaml").write_text(yaml.safe_dump_all(docs, sort_keys=False))
@@ -171,7 +177,9 @@ def collect(out: Path, config: settings.Config, logs=kubectl_logs) -> list[grade
     rows.sort(key=lambda r: r.file)
     all_cases = cases(paths.autograder_zip(assignment))
     gradebook.write_csv(out / "final_grades.csv", rows, all_cases)
-    gradebook.write_html(out / "report.html", assignment, rows, all_cases)
+    section = out / SIMILARITY
+    gradebook.write_html(out / "report.html", assignment, rows, all_cases,
+                         Markup(section.read_text()) if section.is_file() else None)
     return rows
 
 

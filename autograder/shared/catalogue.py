@@ -59,6 +59,17 @@ class Answer:
         return (paths.solutions(self.assignment) / f"{self.base}.py").read_text() + "\n\n" + own
 
 
+    @property
+    def typed(self) -> str:
+        """The code as a student types it: the docstring stating its score left out."""
+        return without_docstring(self.code)
+
+
+def without_docstring(code: str) -> str:
+    """An answer file's code after its opening docstring (the catalogue's record of it)."""
+    return code.split('"""', 2)[2].lstrip() if code.startswith('"""') else code
+
+
 def parse(assignment: str, path: Path) -> Answer:
     opening = re.match(r'\s*(""".*?""")', path.read_text(), re.S)   # the rest may hold IPython magics
     doc = ast.get_docstring(ast.parse(opening.group(1))) if opening else None

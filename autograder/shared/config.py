@@ -10,6 +10,8 @@
     cluster     make grade --backend swarm and make k8s: the registry every node pulls the
                 grading image from, attempts, start timeout, gradings per node
     validate    make validate (autograder.authoring.validate)
+    similarity  the similarity report (make similarity, and a section of make grade's report):
+                the threshold, what is compared, copydetect's token thresholds
 
 An assignment overrides a key of `otter` in its ASSIGNMENT CONFIG's `generate:` section
 (Otter writes it into the zip) and a key of `limits` in a `limits:` section of the same
@@ -84,6 +86,17 @@ class ValidateSettings:
 
 
 @dataclass(frozen=True)
+class SimilaritySettings:
+    """The similarity report (autograder.host.similarity)."""
+    threshold: float            # pairs whose similarity reaches it are listed (0-1]
+    pairs: bool                 # compare every pair of submissions
+    references: dict            # label -> file of reference material ({assignment} in the path)
+    noise_tokens: int           # copydetect's noise threshold: shorter matches do not count
+    guarantee_tokens: int       # copydetect's guarantee threshold: longer matches are always found
+    shown: int                  # the most pairs shown side by side
+
+
+@dataclass(frozen=True)
 class Config:
     image: str
     lab_image: str
@@ -92,6 +105,7 @@ class Config:
     containers: ContainerLimits
     cluster: ClusterSettings
     validate: ValidateSettings
+    similarity: SimilaritySettings
 
 
 def _expect_keys(data, known: list[str], where: str) -> None:
@@ -115,10 +129,11 @@ def _typed(cls, data, where: str):
         ok = {"int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
               "float": isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
               "str": isinstance(value, str) and bool(value),
-              "dict": isinstance(value, dict)}[kind]
+              "dict": isinstance(value, dict),
+              "bool": isinstance(value, bool)}[kind]
         if not ok:
             want = {"int": "a whole number >= 0", "float": "a number > 0", "str": "a non-empty string",
-                    "dict": "an object"}[kind]
+                    "dict": "an object", "bool": "true or false"}[kind]
             raise ConfigError(f"{where}.{name} must be {want}, not {value!r}.")
     return cls(**data)
 
@@ -151,7 +166,20 @@ def parse(data, where: str = FILE) -> Config:
     _typed(Limits, {**dataclasses.asdict(limits), **validate.attack_limits}, "validate.attack_limits")
     return Config(data["image"], data["lab_image"], check_otter(data["otter"], "otter"), limits,
                   _typed(ContainerLimits, data["containers"], "containers"),
-                  _typed(ClusterSettings, data["cluster"], "cluster"), validate)
+                  _typed(ClusterSettings, data["cluster"], "cluster"), validate,
+                  _similarity(data["similarity"]))
+
+
+def _similarity(data) -> SimilaritySettings:
+    s = _typed(SimilaritySettings, data, "similarity")
+    if s.threshold > 1:
+        raise ConfigError(f"similarity.threshold is a share of the code, at most 1, not {s.threshold!r}.")
+    if not 1 <= s.noise_tokens <= s.guarantee_tokens:
+        raise ConfigError("similarity.noise_tokens must be at least 1 and at most guarantee_tokens.")
+    for label, path in s.references.items():
+        if not isinstance(path, str) or not path:
+            raise ConfigError(f"similarity.references[{label!r}] must be a file's path, not {path!r}.")
+    return s
 
 
 def read(path: Path) -> Config:

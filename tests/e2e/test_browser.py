@@ -26,12 +26,6 @@ PORT = 18888
 SHOTS = ROOT / "dist" / "screenshots"
 
 
-def typed(answer: catalogue.Answer) -> str:
-    """The answer's code as a student types it (the catalogue's docstring left out)."""
-    code = answer.code
-    return code.split('"""', 2)[2].lstrip() if code.startswith('"""') else code
-
-
 @pytest.fixture(scope="module")
 def lab(built, tmp_path_factory):
     """make lab's server on a fresh copy of the student notebooks, and a browser page."""
@@ -64,7 +58,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     before = set(root.joinpath(name).glob("*.zip"))
 
     wrong = catalogue.parse(name, paths.solutions(name) / f"{WRONG[name]}.py")
-    nb.type_into(answer, typed(wrong))
+    nb.type_into(answer, wrong.typed)
     nb.run_all(restart=False)                           # the kernel is fresh
     checks = "\n".join(nb.outputs_of("grader.check("))
     nb.screenshot(first_check, SHOTS / f"{name}-wrong.png")
@@ -73,7 +67,7 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     assert set(root.joinpath(name).glob("*.zip")) == before
 
     reference = catalogue.parse(name, paths.solutions(name) / "reference.py")
-    nb.type_into(answer, typed(reference))
+    nb.type_into(answer, reference.typed)
     nb.run_all(restart=True)
     checks = nb.outputs_of("grader.check(")
     nb.screenshot(first_check, SHOTS / f"{name}-reference.png")

@@ -103,6 +103,9 @@ def test_collect_reads_the_pods_logs(rendered, tmp_path):
         assert r.status == "Completed" and sum(r.scores.values()) == expected, (answer, r.status, r.scores)
     assert "not a notebook" in rows["notes.txt"].status
     assert (out / "final_grades.csv").read_text().count("\n") == len(ANSWERS) + 1 + 2
+    # render compared the notebooks (collect has only logs): the report holds the section
+    similar = (out / "report.html").read_text().split('<section id="similarity">', 1)[1]
+    assert "reference.ipynb" in similar and "notes.txt (not a readable notebook" in similar
     # a log holding only a frame signed with another key, or nothing: no score, a reason
     rows = {r.file: r for r in k8s.collect(out, CONFIG, logs=lambda ns, job, i: "\n".join(forged) if i == 0 else "")}
     assert all(rows[f"{a}.ipynb"].status.startswith("not graded: no verified result") for a in ANSWERS)

@@ -94,6 +94,10 @@ def test_report_escapes_student_output(graded):
     assert failed and all(v["concept"] in html for v in failed)
     index = sorted(graded[1]).index("b_wrong.ipynb") + 1
     assert f'<a href="#s{index}" title=' in html
+    # the similarity section: c_html is the reference with a helper added, the top pair
+    similar = html.split('<section id="similarity">', 1)[1]
+    top = similar.split('<table class="pairs">', 1)[1].split("</tr>", 2)[1]
+    assert "a_reference.ipynb" in top and "c_html.ipynb" in top and "<mark>" in similar
     # each submission's failed cases, hidden ones included, with their sentences
     section = html.split(f'<h3 id="s{index}">', 1)[1].split("<pre>", 1)[0]
     assert all(escape(v["message"]) in section for v in failed)
