@@ -1,7 +1,7 @@
 """`make demo`: the platform's main job on a bundled sample class. For each assignment
 it makes submissions from the answer catalogue (the reference, a wrong answer, a cheat, a
 notebook whose process aborts, a disguised copy of the reference, and the chapter's appendix
-solution pasted where the chapter has one), grades them with `make grade`'s path and prints
+solution pasted and disguised where the chapter has one), grades them with `make grade`'s path and prints
 a table of scores with the report of each assignment (its similarity section puts the copies
 on top).
 
@@ -43,6 +43,8 @@ def samples(name: str, folder: Path) -> dict[str, str]:
     if appendix:
         catalogue.write_submission(name, appendix.code, folder / "appendix.ipynb")
         expected["appendix.ipynb"] = f"{appendix.score:g} (the chapter's appendix solution)"
+        catalogue.write_submission(name, disguise.copy(name, appendix.code), folder / "copy_of_appendix.ipynb")
+        expected["copy_of_appendix.ipynb"] = f"{appendix.score:g} (the appendix, disguised)"
     return expected
 
 

@@ -37,11 +37,11 @@ class Result:
 
 
 def analyse(assignment: str, notebooks: list[tuple[str, Path | None]],
-            settings: SimilaritySettings) -> Result:
+            settings: SimilaritySettings, workers: int | None = None) -> Result:
     """`notebooks`: (file, notebook) per submission; a None notebook is left out (it could
-    not be read; its grade row says why)."""
-    shipped = paths.student_notebook(assignment)
-    given = compare.boilerplate(student_code.given(shipped), settings)
+    not be read; its grade row says why). `workers`: processes comparing (default: CPUs)."""
+    shipped = student_code.Given.of(paths.student_notebook(assignment))
+    given = compare.boilerplate(shipped.code, settings)
     docs, left_out = [], []
     for file, notebook in notebooks:
         if notebook is None:
@@ -62,18 +62,13 @@ def analyse(assignment: str, notebooks: list[tuple[str, Path | None]],
     for label, pattern in settings.references.items():
         path = paths.repo_root() / pattern.format(assignment=assignment)
         if path.is_file():
-            refs.append(compare.document(label, student_code.of_file(path), given, settings))
+            refs.append(compare.document(label, student_code.of_file(path, shipped), given, settings))
             labels.append(label)
         else:
             missing.append(f"{label} ({pattern.format(assignment=assignment)})")
     pairs = []
     if settings.pairs:
-        for i, j in compare.sharing_pairs(docs):
-            m = compare.compare(docs[i], docs[j])
-            if m.score > 0:
-                if m.score < settings.threshold:
-                    m.slices = {}   # never shown: memory for 500 submissions' 125,000 pairs
-                pairs.append(m)
+        pairs = compare.compare_pairs(docs, compare.sharing_pairs(docs), settings.threshold, workers)
         pairs.sort(key=lambda m: (-m.score, -min(m.similarity)))
     against = [compare.compare(d, r) for d in docs for r in refs if r.prints]
     # closest first: the most of the submission in the reference, then the most of the reference in it

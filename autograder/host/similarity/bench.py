@@ -3,7 +3,7 @@
 answers in turn, each disguised by a random choice of disguise's steps (seeded), so nearly
 every pair shares code, the worst case for the pairing.
 
-    python -m autograder.host.similarity.bench [NAME] [--count N] [--seed S]
+    python -m autograder.host.similarity.bench [NAME] [--count N] [--seed S] [--workers W]
 
 Prints the figures (wall time of each phase, peak memory of this process); nothing is
 asserted (timed tests flake on shared machines).
@@ -22,8 +22,8 @@ from autograder.host.similarity import batch, disguise, report
 from autograder.shared import catalogue, config as settings
 
 
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux
+def _rss_mb(who=resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024   # KiB on Linux
 
 
 def synthetic_class(name: str, count: int, seed: int, folder: Path) -> list[tuple[str, Path]]:
@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", nargs="?", default="silu_ffi")
     parser.add_argument("--count", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, help="comparing processes (default: one per CPU)")
     args = parser.parse_args(argv)
     config = settings.load_or_exit().similarity
     with tempfile.TemporaryDirectory() as work:
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         notebooks = synthetic_class(args.name, args.count, args.seed, Path(work))
         t1 = time.perf_counter()
         base = _rss_mb()
-        result = batch.analyse(args.name, notebooks, config)
+        result = batch.analyse(args.name, notebooks, config, args.workers)
         t2 = time.perf_counter()
         html = report.page(args.name, result)
         t3 = time.perf_counter()
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  analyse: read, fingerprint, compare        {t2 - t1:7.1f} s")
     print(f"  report: passages side by side, histogram   {t3 - t2:7.1f} s   ({len(html) / 2**20:.1f} MB of HTML)")
     print(f"  peak memory of the process                 {_rss_mb():7.0f} MB   ({base:.0f} MB before analyse)")
+    print(f"  peak memory of a comparing worker          {_rss_mb(resource.RUSAGE_CHILDREN):7.0f} MB")
     return 0
 
 

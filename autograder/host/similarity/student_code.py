@@ -1,6 +1,7 @@
 """What of a submitted notebook is the student's own code, as the similarity report
 compares it: every code cell that is not one of the shipped student notebook's cells (the
-answer cell and any cell the student added), Python and C++ apart.
+answer cell and any cell the student added), without the lines that notebook gives,
+Python and C++ apart.
 
 IPython's magics become the calls IPython makes of them (IPython's own TransformerManager),
 so `%timeit` and `%%writefile cpp/silu.cc` cells are Python too. C++ held in a Python string
@@ -72,8 +73,29 @@ def _cpp_strings(python: str) -> list[str]:
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and CPP.search(n.value)]
 
 
-def of_cells(sources: list[tuple[str, str]]) -> Code:
-    """The Code of (label, source) cells."""
+@dataclass(frozen=True)
+class Given:
+    """What the shipped student notebook gives: its code cells, and their lines (Python and
+    the C++ in its strings), which are left out of every student's code."""
+    cells: frozenset[str]
+    lines: frozenset[str]
+    code: Code
+
+    @classmethod
+    def of(cls, student_notebook: Path) -> "Given":
+        sources = _code_cells(nbformat.read(student_notebook, as_version=4))
+        code = of_cells([(f"given {i}", s) for i, s in enumerate(sources, 1)])
+        lines = {line.strip() for text in (code.python, code.cpp) for line in text.splitlines()}
+        return cls(frozenset(s.strip() for s in sources), frozenset(lines - {""}), code)
+
+
+def _own_lines(text: str, given: Given) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if line.strip() not in given.lines)
+
+
+def of_cells(sources: list[tuple[str, str]], given: Given | None = None) -> Code:
+    """The Code of (label, source) cells, the lines `given` gives left out. (A k-gram that
+    runs from a student's line into a given one would otherwise count the given one.)"""
     transform = _transformer()
     python, cpp = [], []
     for label, source in sources:
@@ -81,8 +103,11 @@ def of_cells(sources: list[tuple[str, str]]) -> Code:
             text = transform.transform_cell(source)
         except Exception:   # IPython's transformer rejects some broken input: keep it as written
             text = source
-        python.append(f"# {label}\n{_without_cpp(text).rstrip()}\n")
-        cpp += [f"// {label}\n{s.strip()}\n" for s in _cpp_strings(text)]
+        own_python, own_cpp = _without_cpp(text), [s.strip() + "\n" for s in _cpp_strings(text)]
+        if given:
+            own_python, own_cpp = _own_lines(own_python, given), [_own_lines(c, given) for c in own_cpp]
+        python.append(f"# {label}\n{own_python.rstrip()}\n")
+        cpp += [f"// {label}\n{c}" for c in own_cpp if c.strip()]
     return Code("\n".join(python), "\n".join(cpp))
 
 
@@ -90,25 +115,18 @@ def _code_cells(nb) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def given(student_notebook: Path) -> Code:
-    """The code the shipped student notebook gives (the boilerplate)."""
-    nb = nbformat.read(student_notebook, as_version=4)
-    return of_cells([(f"given {i}", s) for i, s in enumerate(_code_cells(nb), 1)])
-
-
-def of_notebook(path: Path, student_notebook: Path) -> Code:
+def of_notebook(path: Path, given: Given) -> Code:
     """The student's own code in the notebook `path`: its code cells that are not, as they
-    stand, one of the shipped notebook's cells."""
-    shipped = {s.strip() for s in _code_cells(nbformat.read(student_notebook, as_version=4))}
+    stand, one of the shipped notebook's cells, without the lines the notebook gives."""
     nb = nbformat.read(path, as_version=4)
     return of_cells([(f"In[{i}]", c.source) for i, c in enumerate(nb.cells, 1)
-                     if c.cell_type == "code" and c.source.strip() not in shipped])
+                     if c.cell_type == "code" and c.source.strip() not in given.cells], given)
 
 
-def of_file(path: Path) -> Code:
+def of_file(path: Path, given: Given) -> Code:
     """A reference answer kept as a catalogue file (solutions/<name>/*.py): its cells are
     the answer cell and those its `# %%` lines start; its docstring (the catalogue's
     record of the answer) is not code a student sees."""
     from autograder.shared import catalogue
     cells = catalogue.split_cells(catalogue.without_docstring(path.read_text()))
-    return of_cells([(f"{path.name} cell {i}", source) for i, (source, _) in enumerate(cells, 1)])
+    return of_cells([(f"{path.name} cell {i}", source) for i, (source, _) in enumerate(cells, 1)], given)
