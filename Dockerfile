@@ -3,6 +3,8 @@
 #           docker/requirements.lock, and this project's `autograder` and `kernels`
 #           packages, with the chapter's kernels prebuilt. Grading, make assign, make validate.
 #   lab     the grader plus JupyterLab (docker/lab-requirements.lock): what students run.
+#   hub     a course's JupyterHub (make hub): JupyterHub, DockerSpawner and its proxy,
+#           configurable-http-proxy from npm on Debian's Node.js; it starts the lab image.
 #
 #   make image / make lab-image   (the host's CA bundle goes in as the `pip_ca` BuildKit secret)
 ARG BASE_IMAGE=debian:trixie-slim
@@ -70,4 +72,28 @@ RUN --mount=type=secret,id=pip_ca \
  && pip check \
  && mv /tmp/lab-requirements.lock "$VIRTUAL_ENV/lab-requirements.lock"
 # No first-run prompt between a student and the notebook: JupyterLab's news pop-up is off.
-RUN jupyter labextension disable "@jupyterlab/apputils-extension:announcements"
+# ~/work exists, the student's: a hub's named volume mounted there starts owned by them.
+RUN jupyter labextension disable "@jupyterlab/apputils-extension:announcements" \
+ && install -d -o student -g student /home/student/work
+
+# ------------------------------------------------------------------------------------
+# A course's hub (make hub, docker/hub/): nothing of the grader, its own venv.
+FROM ${BASE_IMAGE} AS hub
+ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+    VIRTUAL_ENV=/opt/hub PATH=/opt/hub/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 python3-venv nodejs npm ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*
+COPY docker/hub-requirements.lock /tmp/hub-requirements.lock
+RUN --mount=type=secret,id=pip_ca \
+    if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca NODE_EXTRA_CA_CERTS=/run/secrets/pip_ca; fi \
+ && python3 -m venv "$VIRTUAL_ENV" \
+ && pip install --no-deps -r /tmp/hub-requirements.lock \
+ && pip check \
+ && npm install --global --no-fund --no-audit configurable-http-proxy@5.3.0 \
+ && npm cache clean --force \
+ && mv /tmp/hub-requirements.lock "$VIRTUAL_ENV/hub-requirements.lock"
+COPY docker/hub/jupyterhub_config.py /srv/jupyterhub/jupyterhub_config.py
+WORKDIR /srv/jupyterhub
+CMD ["jupyterhub", "-f", "/srv/jupyterhub/jupyterhub_config.py"]

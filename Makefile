@@ -2,6 +2,7 @@
 # The image name, like every limit, comes from otter_config.json (the README's "Configuration").
 IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["image"])')
 LAB_IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["lab_image"])')
+HUB_IMAGE ?= jax-interop-hub:latest
 BASE_IMAGE ?= debian:trixie-slim
 # The assignments: the packages of autograder/assignments/ (autograder.assignments.ALL).
 NAMES := $(patsubst autograder/assignments/%/__init__.py,%,$(wildcard autograder/assignments/*/__init__.py))
@@ -16,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image lock host-lock venv test demo assign tables validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign tables validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -24,7 +25,7 @@ help:  ## list the targets
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
 
-test: image lab-image venv chromium  ## run the image's test suite, validate the assignments, then the end-to-end tests
+test: image lab-image hub-image venv chromium  ## run the image's test suite, validate the assignments, then the end-to-end tests
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) validate
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
@@ -38,6 +39,17 @@ lab-image:  ## build the students' image: the grading image plus JupyterLab
 	@ca=$$(bash docker/ca-bundle.sh); \
 	docker buildx build --load --build-arg BASE_IMAGE=$(BASE_IMAGE) \
 	  $${ca:+--secret id=pip_ca,src=$$ca} --target lab -t $(LAB_IMAGE) .
+
+hub-image:  ## build the course hub's image: JupyterHub, DockerSpawner, configurable-http-proxy
+	@ca=$$(bash docker/ca-bundle.sh); \
+	docker buildx build --load --build-arg BASE_IMAGE=$(BASE_IMAGE) \
+	  $${ca:+--secret id=pip_ca,src=$$ca} --target hub -t $(HUB_IMAGE) .
+
+hub: hub-image lab-image $(NAMES:%=dist/%/.built)  ## a course's JupyterHub on http://127.0.0.1:8000 (docker/hub/), each student a lab container
+	HUB_IMAGE=$(HUB_IMAGE) LAB_IMAGE=$(LAB_IMAGE) bash docker/hub.sh start
+
+hub-stop:  ## remove the hub, its students' containers and its network (VOLUMES=1: the students' work too)
+	HUB_VOLUMES=$(VOLUMES) bash docker/hub.sh stop
 
 assign: image  ## otter assign into dist/<name>/{student,autograder} (all, or ASSIGNMENTS="...")
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.assign $(ASSIGNMENTS)

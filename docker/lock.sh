@@ -3,6 +3,7 @@
 # Python) into two locks, exact versions of everything:
 #   docker/requirements.lock      the grading image (requirements.in)
 #   docker/lab-requirements.lock  what the lab image adds on top (lab-requirements.in)
+#   docker/hub-requirements.lock  the course hub's image (hub-requirements.in), its own venv
 # Versions already in the locks are kept (they constrain the resolution); delete a line
 # (or a lock) to let pip move it.
 #   make lock
@@ -25,6 +26,8 @@ docker run --rm "${mounts[@]}" "${cert[@]}" "$base" bash -euc '
   python3 -m venv /l && pip /l -r /d/requirements.in -r /d/lab-requirements.in
   { echo "$header (what lab-requirements.in adds to requirements.lock)"
     comm -13 <(/g/bin/pip freeze --all --exclude pip | sort) <(/l/bin/pip freeze --all --exclude pip | sort); } \
-    > /d/lab-requirements.lock'
-echo "wrote docker/requirements.lock ($(grep -vc '^#' docker/requirements.lock) packages)" \
+    > /d/lab-requirements.lock
+  python3 -m venv /h && pip /h -r /d/hub-requirements.in
+  { echo "$header (from hub-requirements.in)"; /h/bin/pip freeze --all --exclude pip; } > /d/hub-requirements.lock'
+echo "wrote docker/hub-requirements.lock and docker/requirements.lock ($(grep -vc '^#' docker/requirements.lock) packages)" \
      "and docker/lab-requirements.lock ($(grep -vc '^#' docker/lab-requirements.lock) more for the lab)"
