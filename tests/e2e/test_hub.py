@@ -147,7 +147,7 @@ def test_a_student_reaches_only_their_own_server(hub):
     assert api("GET", "/hub/api/users/bob", token)[0] == 404
     assert api("POST", "/hub/api/users/bob/server", token)[0] == 404
     assert api("DELETE", "/hub/api/users/bob/server", token)[0] == 404
-    assert api("POST", "/hub/api/users/bob/tokens", token, {})[0] == 404
+    assert api("POST", "/hub/api/users/bob/tokens", token, {})[0] == 403
     assert api("GET", "/hub/api/users", token)[0] == 403
     assert api("GET", "/hub/api/users/alice", token)[0] == 200
     # nor directly over the hub's network, nor through the filesystem or the engine's socket
