@@ -106,6 +106,8 @@ def test_two_students_work_check_export_and_grade(hub, browser, tmp_path):
     export = next(i for i, c in enumerate(shipped) if "grader.export(" in c.source)
     first_check = next(i for i, c in enumerate(shipped) if "grader.check(" in c.source)
     SHOTS.mkdir(parents=True, exist_ok=True)
+    subs = tmp_path / "subs"
+    subs.mkdir()
     for student, answer_name in ANSWERS.items():
         page, start_s = log_in(browser, student)
         MEASURED[f"{student}'s server started (login to lab)"] = f"{start_s:.1f} s"
@@ -123,13 +125,14 @@ def test_two_students_work_check_export_and_grade(hub, browser, tmp_path):
         MEASURED[f"{student}'s lab, after running silu_ffi"] = f"{memory_mb(f'{PREFIX}-{student}'):.0f} MB"
         nb.save()
         nb.run_cell(export)
-        subs = tmp_path / student
-        subs.mkdir()
         nb.download(export, subs / f"{student}.zip")
-        (row,) = grade.grade_all(NAME, subs, tmp_path / f"{student}-out", CONFIG, log=lambda *_: None)
-        assert row.status == "Completed" and sum(row.scores.values()) == chosen.score, (student, row.status, row.scores)
         page.context.close()
     print("\n" + "\n".join(f"  {k}: {v}" for k, v in MEASURED.items()))
+    rows = grade.grade_all(NAME, subs, tmp_path / "out", CONFIG, log=lambda *_: None)   # both zips, as a class
+    for row in rows:
+        expected = catalogue.parse(NAME, paths.solutions(NAME) / f"{ANSWERS[row.file[:-4]]}.py").score
+        assert row.status == "Completed" and sum(row.scores.values()) == expected, (row.file, row.status, row.scores)
+    assert sorted(r.file for r in rows) == ["alice.zip", "bob.zip"]
 
 
 def test_a_student_reaches_only_their_own_server(hub):
