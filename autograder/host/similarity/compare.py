@@ -10,6 +10,9 @@ matrix products over the fingerprints find them.
 from __future__ import annotations
 
 import io
+import multiprocessing
+import os
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,9 +136,6 @@ def compare_pairs(docs: list[Document], pairs: list[tuple[int, int]], threshold:
                   workers: int | None = None) -> list[Match]:
     """The matches (score > 0) of `pairs`. copydetect compares in Python, one core per
     process: a large class is compared in one worker process per CPU."""
-    import multiprocessing
-    import os
-    import threading
     workers = workers or os.cpu_count() or 1
     chunk = max(1, len(pairs) // (workers * 8))
     jobs = [(pairs[k:k + chunk], threshold) for k in range(0, len(pairs), chunk)]

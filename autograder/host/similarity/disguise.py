@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import io
 import json
 import re
 import tokenize
 
-from autograder.host.similarity.student_code import CPP, replace_tokens
+from autograder.host.similarity.student_code import CPP, Given, replace_tokens
 
 
 def _bound(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -216,10 +217,13 @@ def answer(code: str, keep: set[str], steps=STEPS) -> str:
     return "\n".join(out)
 
 
+@functools.lru_cache(maxsize=None)
+def _task_names(assignment: str) -> frozenset[str]:
+    from autograder.shared import paths
+    return frozenset(given_names(list(Given.of(paths.student_notebook(assignment)).cells)))
+
+
 def copy(assignment: str, code: str, steps=STEPS) -> str:
     """`code` (an answer of `assignment`) disguised, keeping the names its shipped notebook
     gives."""
-    import nbformat
-    from autograder.shared import paths
-    nb = nbformat.read(paths.student_notebook(assignment), as_version=4)
-    return answer(code, given_names([c.source for c in nb.cells if c.cell_type == "code"]), steps)
+    return answer(code, _task_names(assignment), steps)

@@ -28,9 +28,6 @@ class Code:
     python: str     # the cells, one after another, each opened by a `# In[n]` comment
     cpp: str        # the C++ those cells hold in strings, in their order
 
-    def __bool__(self) -> bool:
-        return bool(self.python.strip() or self.cpp.strip())
-
 
 def _transformer():
     from IPython.core.inputtransformer2 import TransformerManager
