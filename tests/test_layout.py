@@ -19,7 +19,7 @@ ALLOWED = {
     "runner": {"shared", "assignments"},   # the exercises' records
     "assignments": {"shared"},
     "executor": {"shared", "kernels"},
-    "authoring": {"shared", "runner", "witness", "kernels"},
+    "authoring": {"shared", "runner", "witness", "kernels", "student"},   # bare_run answers in process
     "host": {"shared"},
     # the student's own kernel: under grader.check it answers its questions and runs the
     # programs itself (student/in_process.py)

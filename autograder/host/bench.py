@@ -123,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:22s} {wall:9.1f}s {row.seconds:8.1f}s {b['wall']:6.1f}s {row.seconds / b['wall']:5.2f}x "
                   f"{row.peak_mb or float('nan'):8.0f} {b['peak_rss_mb']:11.0f} "
                   f"{sum(row.scores.values()):g}/{b['score']:g}", flush=True)
+            # A reference that does not score full marks measures a failing run, not grading.
+            for where, got in (("make grade", sum(row.scores.values())), ("the bare run", b["score"])):
+                if got != b["possible"]:
+                    raise SystemExit(f"{name}: {where} scored the reference {got:g}/{b['possible']:g}; "
+                                     "its time is not a grading's")
         minutes = throughput(args.names[0], work, args.batch, config)
         print(f"\nbatch of {args.batch} {args.names[0]} submissions: "
               + ", ".join(f"{n} container{'s' * (n > 1)}: {m:.1f} min ({args.batch / m:.1f}/min)"
