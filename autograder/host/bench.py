@@ -120,11 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.names:
             wall, row = one_submission(name, work, config)
             b = bare(name, config)
+            total = sum(row.scores.values())
             print(f"{name:22s} {wall:9.1f}s {row.seconds:8.1f}s {b['wall']:6.1f}s {row.seconds / b['wall']:5.2f}x "
                   f"{row.peak_mb or float('nan'):8.0f} {b['peak_rss_mb']:11.0f} "
-                  f"{sum(row.scores.values()):g}/{b['score']:g}", flush=True)
+                  f"{total:g}/{b['score']:g}", flush=True)
             # A reference that does not score full marks measures a failing run, not grading.
-            for where, got in (("make grade", sum(row.scores.values())), ("the bare run", b["score"])):
+            for where, got in (("make grade", total), ("the bare run", b["score"])):
                 if got != b["possible"]:
                     raise SystemExit(f"{name}: {where} scored the reference {got:g}/{b['possible']:g}; "
                                      "its time is not a grading's")
