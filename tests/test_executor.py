@@ -54,6 +54,28 @@ def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it()
     np.testing.assert_array_equal(report["value"][0], X * 2)
 
 
+def test_a_program_asked_again_is_compiled_once_unless_a_target_means_another_function(monkeypatch):
+    """The executor's cache: the same text on the same operand types runs the executable of
+    the first run, poisoned runs included; a target bound to another handler compiles anew."""
+    compiles = []
+    real = jax.stages.Lowered.compile
+    monkeypatch.setattr(jax.stages.Lowered, "compile", lambda self, *a, **k: compiles.append(1) or real(self, *a, **k))
+    monkeypatch.setattr(program, "_COMPILED", {})
+    text = _text(_rms_prim(), X)
+    first = program.report(text, [X], each=True)
+    assert len(compiles) == 2   # the program and its run with the kernel poisoned (ffi = call:0)
+    again = program.report(text, [X], each=True)
+    assert len(compiles) == 2
+    np.testing.assert_array_equal(again["value"][0], first["value"][0])
+    np.testing.assert_array_equal(again["poisoned"]["ffi"]["outputs"][0], first["poisoned"]["ffi"]["outputs"][0])
+    np.testing.assert_allclose(program.report(text, [X * 2])["value"][0], rms_norm_np64(X * 2, 1e-5), rtol=1e-5)
+    assert len(compiles) == 2   # other values, same types: the same executable
+    other = program.Handlers()
+    other.describe = lambda target: {"handler": "0xother", "course": True}
+    program.report(text, [X], handlers=other)
+    assert len(compiles) == 4   # the program and its poisoned run again
+
+
 @pytest.mark.parametrize("make, refused", [
     (lambda: _text(lambda v: jax.pure_callback(lambda a: a, jax.ShapeDtypeStruct(v.shape, v.dtype), v), X),
      "it runs a host callback and nobody serves it"),
