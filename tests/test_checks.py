@@ -39,6 +39,19 @@ def test_expect_close_requires_the_reference_nan_and_infinities_exactly():
         assert "1 of the 3 entries where the reference is NaN or infinite" in msg
 
 
+def test_a_scaled_tolerance_follows_the_largest_value_of_the_reference():
+    """reduce_sum_rules' seed 5: a float32 Hessian-vector product entry of 0.518 beside entries
+    near 180; 2e-4 off (9 float32 steps of 180) fails the entry-wise 1e-4, not 1e-4 of 180,
+    and an error of a percent of the largest value still fails."""
+    ref = np.array([0.5179821400614344, 181.80526995985682, -97.0])
+    got = np.float32([0.5177821, 181.8052, -97.0])
+    assert "1 of 3 entries" in _message(checks.expect_close, got, ref, what="hvp", rtol=1e-4, atol=1e-4)
+    checks.expect_close(got, ref, what="hvp", rtol=1e-4, atol=1e-4, scaled=1e-4)
+    assert "1 of 3 entries" in _message(checks.expect_close, got + np.float32([1.8, 0, 0]), ref, what="hvp",
+                                        rtol=1e-4, atol=1e-4, scaled=1e-4)
+    assert checks.normwise([np.inf, -3.0, np.nan], 1e-4, 1e-4) == pytest.approx(4e-4)
+
+
 def test_an_exception_in_an_expression_becomes_what_raised_hint():
     """Does a crash in student code become '<what> raised <error>; <hint>'?"""
     def broken(x):

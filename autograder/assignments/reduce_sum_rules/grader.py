@@ -72,9 +72,10 @@ def depends(rep, piece, outputs, what, hint, wants=None):
     checks.expect_depends({"value": [rep["value"][i] for i in outputs],
                            "poisoned": {piece: {"outputs": [got["outputs"][i] for i in outputs], "sizes": []}}},
                           piece, message=message)
-    for i, want in zip(outputs, wants or ()):
+    for i, want in zip(outputs, wants or ()):   # float32 against float64: within 1e-4 of the largest value
         value = np.asarray(got["outputs"][i], np.float64)
-        close = value.shape == want.shape and np.isclose(value, want, rtol=1e-4, atol=1e-4)
+        close = value.shape == want.shape and np.isclose(value, want, rtol=1e-4,
+                                                         atol=checks.normwise(want, 1e-4, 1e-4))
         checks.expect(np.all(close), (
             f"The values of {what} do not come from {where} alone: with it swapped for a poison, "
             f"{np.size(want) - np.count_nonzero(close)} of {np.size(want)} values are not the poison's own "
