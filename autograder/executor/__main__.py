@@ -6,8 +6,8 @@ Started by autograder.runner (runner/executor_client.py) as the `executor` user,
 the witness's (so the student's process can neither signal, trace nor read it), with the
 same limits. It imports no student Python: it loads the course's kernels, and the C++ files
 the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
-handlers.py). Requests: {"op": "sources", "sources", "headers", "skipped"} (no reply; the
-runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
+handlers.py, recorded.py). Requests: {"op": "sources", "sources", "headers", "skipped",
+"compiles"} (no reply; the runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
 {"ok": data}. While a program runs, each host callback
 it reaches is sent as {"callback": {"index", "operands", "context"}}, answered by the runner
 with {"results": [...]} or {"error": text} (the witness's host function serves it).
@@ -40,7 +40,8 @@ def main(request_fd: str, reply_fd: str) -> None:
         message = wire.receive(requests.read, None)
         op = message.get("op")
         if op == "sources":
-            program.answer_cpp(message.get("sources") or {}, message.get("headers") or {}, message.get("skipped") or [])
+            program.answer_cpp(message.get("sources") or {}, message.get("headers") or {},
+                               message.get("skipped") or [], message.get("compiles") or [])
             continue
         if op not in ("run", "call"):
             break

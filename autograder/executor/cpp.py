@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -115,6 +116,52 @@ def _run(argv: list[str], cwd: Path) -> str | None:
     except subprocess.TimeoutExpired:
         return f"error: it did not compile within {COMPILE_TIMEOUT_S} s"
     return None if proc.returncode == 0 else (proc.stderr or proc.stdout or "error: the compiler failed")
+
+
+# -x for a preprocessed unit of each language (autograder/shared/compile_line.py).
+PREPROCESSED = {"c": "cpp-output", "c++": "c++-cpp-output"}
+
+
+def compile_unit(language: str, text: bytes, flags: list[str]) -> tuple[Path | None, str]:
+    """One preprocessed translation unit compiled, as the notebook's compiler run did, into
+    an object (cached under a hash of the unit, the flags, the compiler and jaxlib); (its
+    path, "") or (None, the compiler's diagnostics)."""
+    cxx = compiler()
+    argv = ["-x", PREPROCESSED[language], "-c", "-fPIC", *flags]
+    key = hashlib.sha256(b"\0".join([text, "\0".join(argv).encode(), compiler_version(cxx).encode(),
+                                      jaxlib.__version__.encode()])).hexdigest()[:24]
+    return _cached(writable_cache_dir() / f"unit-{key}.o", lambda tmp, folder: _run(
+        [cxx, *argv, "-o", tmp, _written(folder, "unit.i" if language == "c" else "unit.ii", text)], folder))
+
+
+def link(objects: list[Path], flags: list[str]) -> tuple[Path | None, str]:
+    """A shared library of `objects` with the notebook's link flags (cached likewise)."""
+    cxx = compiler()
+    argv = ["-shared", *flags, *map(str, objects)]
+    key = hashlib.sha256("\0".join([*argv, compiler_version(cxx)]).encode()).hexdigest()[:24]
+    return _cached(writable_cache_dir() / f"recorded-{key}.so",
+                   lambda tmp, folder: _run([cxx, *argv, "-o", tmp], folder))
+
+
+def _cached(target: Path, make) -> tuple[Path | None, str]:
+    """`target` when it is cached, else made by `make(tmp, folder)` (None or diagnostics)."""
+    failed = target.with_suffix(".err")
+    if not target.is_file() and not failed.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix="unit-"))
+        tmp = folder / f"out{target.suffix}"
+        diagnostics = make(str(tmp), folder)
+        if diagnostics is None:
+            os.replace(tmp, target)
+        else:
+            failed.write_text(diagnostics)
+        shutil.rmtree(folder, ignore_errors=True)
+    return (target, "") if target.is_file() else (None, failed.read_text())
+
+
+def _written(folder: Path, name: str, data: bytes) -> str:
+    (folder / name).write_bytes(data)
+    return name
 
 
 def _loaded(path: str, library: Path) -> Built:

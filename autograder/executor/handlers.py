@@ -27,6 +27,7 @@ import os
 import jax
 
 from autograder.executor import cpp
+from autograder.executor.recorded import Recorded
 from autograder.shared import poison
 from kernels.build import address_of, locate
 
@@ -41,6 +42,7 @@ class Handlers:
         self._headers: dict[str, str] = {}
         self._skipped: list[str] = []                # why a file the notebook wrote was not read
         self._built: list[cpp.Built] | None = None
+        self._recorded = Recorded([])                # the notebook's compiler runs (answer_cpp)
         self._compiles_cpp = False                   # whether this task's answers write C++ (answer_cpp)
 
     # ------------------------------------------------------------ set-up ---
@@ -56,10 +58,13 @@ class Handlers:
                             for t, s in m.TARGETS.items()}
         return set(self._course)
 
-    def answer_cpp(self, sources: dict, headers: dict | None = None, skipped: list | None = None) -> None:
-        """The C++ files the notebook wrote, as the runner read them ({path relative to its
-        folder: text}; `skipped`: why others were not read); compiled on the first program
-        that names one of the answer's functions."""
+    def answer_cpp(self, sources: dict, headers: dict | None = None, skipped: list | None = None,
+                   compiles: list | None = None) -> None:
+        """The records of the notebook's compiler runs (`compiles`, recorded.Recorded), and the
+        C++ files it wrote, as the runner read them ({path relative to its folder: text};
+        `skipped`: why others were not read); built on the first program that names one of
+        the answer's functions."""
+        self._recorded = Recorded([str(c) for c in compiles or []])
         self._sources = {str(k): str(v) for k, v in sources.items()}
         self._headers = {str(k): str(v) for k, v in (headers or {}).items()}
         self._skipped = [str(s) for s in skipped or []]
@@ -82,7 +87,7 @@ class Handlers:
             if not isinstance(claim, dict) or not claim.get("symbol"):
                 return (f"it calls the FFI target {target}, which was not registered from a function that "
                         "a kernel library exports")
-            problem = self._bind(target, str(claim["symbol"]), bool(claim.get("course")))
+            problem = self._bind(target, str(claim["symbol"]), bool(claim.get("course")), claim.get("library"))
             if problem:
                 return problem
         return ""
@@ -96,25 +101,47 @@ class Handlers:
             return {"handler": f"0x{address:x}", "course": address in self._course.values()}
         return {"handler": f"name:{target}", "course": False}
 
-    def _bind(self, target: str, symbol: str, course: bool) -> str:
+    def _bind(self, target: str, symbol: str, course: bool, loaded) -> str:
+        """Register `target` here as `symbol` of the course's library, of the grader's build of
+        the library the notebook loaded (`loaded`: {"sha256", "path"}, made by one of its
+        compiler runs), or, for a library no compiler run of the notebook made, of the
+        grader's build of the C++ files it wrote; "" or why not."""
         if course:
             from kernels import rms_norm
             library = rms_norm.library.cdll
             if _exported(library, symbol) is None:
                 return f"the FFI target {target} is registered from {symbol}, which the course's kernels do not export"
+        elif (made := self._recorded.find(loaded)) is not None:
+            built = self._recorded.build(made)
+            if built.library is None:
+                return f"the FFI target {target} is registered from {symbol} in {built.source}, but {built.error}"
+            if _exported(built.library, symbol) is None:
+                return (f"the FFI target {target} is registered from {symbol}, which {built.source}, as the grader "
+                        "built it from the C++ your notebook compiled, does not define")
+            library = built.library
         else:
-            defining = [b for b in self._answer_libraries() if b.library is not None
-                        and _exported(b.library, symbol) is not None]
-            if not defining:
-                return self._found_nowhere(target, symbol)
-            if len({b.digest for b in defining}) > 1:
-                return (f"the FFI target {target} is registered from {symbol}, which your C++ files "
-                        f"{', '.join(b.source for b in defining)} each define differently, so the grader cannot "
-                        "tell which one you registered; define it in one file only")
-            library = defining[0].library
+            library, problem = self._found_in_files(target, symbol)
+            if problem:
+                name = os.path.basename(str(loaded.get("path") or "")) if isinstance(loaded, dict) else ""
+                return (f"your notebook loaded {name}, which none of its compiler runs made, so the grader "
+                        f"compiled the C++ files it found instead: {problem}") if name and self._compiles_cpp \
+                    else problem
         jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
         self._bound[target] = (symbol, _exported(library, symbol))
         return ""
+
+    def _found_in_files(self, target: str, symbol: str) -> tuple[ctypes.CDLL | None, str]:
+        """`symbol` in the grader's build of every C++ file the notebook wrote: (the library
+        that defines it, "") or (None, why not)."""
+        defining = [b for b in self._answer_libraries() if b.library is not None
+                    and _exported(b.library, symbol) is not None]
+        if not defining:
+            return None, self._found_nowhere(target, symbol)
+        if len({b.digest for b in defining}) > 1:
+            return None, (f"the FFI target {target} is registered from {symbol}, which your C++ files "
+                          f"{', '.join(b.source for b in defining)} each define differently, so the grader cannot "
+                          "tell which one you registered; define it in one file only")
+        return defining[0].library, ""
 
     def _answer_libraries(self) -> list[cpp.Built]:
         """The grader's build of every source the notebook wrote (once)."""

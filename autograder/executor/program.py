@@ -53,9 +53,10 @@ def course_targets() -> set[str]:
     return _handlers.course()
 
 
-def answer_cpp(sources: dict, headers: dict, skipped: list) -> None:
-    """The C++ files the answer wrote, for this process's handlers (handlers.Handlers.answer_cpp)."""
-    _handlers.answer_cpp(sources, headers, skipped)
+def answer_cpp(sources: dict, headers: dict, skipped: list, compiles: list) -> None:
+    """The notebook's compiler runs and the C++ files it wrote, for this process's handlers
+    (handlers.Handlers.answer_cpp)."""
+    _handlers.answer_cpp(sources, headers, skipped, compiles)
 
 
 def _module(text: str) -> ir.Module:

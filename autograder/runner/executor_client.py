@@ -18,7 +18,7 @@ import numpy as np
 
 from autograder.shared import wire
 from autograder.shared.probe import Unanswered
-from autograder.runner.sandbox import LimitedProcess, death
+from autograder.runner.sandbox import LimitedProcess, compile_log, death
 
 USER = "executor"
 ENCODED = ("args", "operands", "recorded")   # the request's keys that hold arrays
@@ -83,16 +83,19 @@ SKIPPED_FOLDERS = (".cache",)   # the witness's own kernel cache ($JAX_INTEROP_K
 
 
 def read_answer_cpp(folder: Path, user: str) -> dict:
-    """Every C++ source and header the notebook wrote where it could write (its folder, its
-    subfolders, its temporary folder folder/tmp), by path relative to `folder`, as the
-    executor's "sources" message: {"sources": {path: text}, "headers": {path: text},
-    "skipped": [why a file was left out]}. Read as root from a tree the student controls
+    """The records of the notebook's compiler runs (read_compiles), and every C++ source and
+    header the notebook wrote where it could write (its folder, its subfolders, its
+    temporary folder folder/tmp), by path relative to `folder` (what the executor compiles
+    for a library the notebook loaded but no compiler run of it made), as the executor's
+    "sources" message: {"sources": {path: text}, "headers": {path: text}, "skipped": [why a
+    file was left out], "compiles": [record text]}. Read as root from a tree the student controls
     (its process may still be running), so: the folders walked by descriptor without
     following a symbolic link, each file opened in its folder with O_NOFOLLOW, and only a
     regular file owned by the student (a hard link to someone else's file is not) of at
     most MAX_FILE_BYTES, UTF-8, within MAX_TOTAL_BYTES and MAX_SOURCES."""
     uid = pwd.getpwnam(user).pw_uid
-    found = {"sources": {}, "headers": {}, "skipped": []}
+    compiles, skipped = read_compiles(folder, uid)
+    found = {"sources": {}, "headers": {}, "skipped": skipped, "compiles": compiles}
     total = entries = 0
     for top, dirs, files, top_fd in os.fwalk(folder, follow_symlinks=False):
         relative = Path(top).relative_to(folder)
@@ -120,6 +123,44 @@ def read_answer_cpp(folder: Path, user: str) -> dict:
             total += len(text.encode())
             found[kind][path] = text
     return found
+
+
+MAX_RECORD_BYTES = 16 << 20      # one compiler run's record (its units are compressed)
+MAX_RECORDS_BYTES = 48 << 20     # all of them
+MAX_RECORDS = 64                 # the latest compiler runs (a build tool's checks make many)
+
+
+def read_compiles(folder: Path, uid: int) -> tuple[list[str], list[str]]:
+    """The records of the notebook's compiler runs (autograder/witness/compile_record.py), as
+    text, oldest first, and why any was left out. Read as root like the sources: the
+    record folder (sandbox.compile_log) opened component by component without following a
+    link, and only regular files the student owns, within the limits above."""
+    records, skipped = [], []
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        for part in compile_log(Path(".")).parts:
+            fd, parent = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd), fd
+            os.close(parent)
+    except OSError:   # no compiler ran, or the folder is not one
+        return records, skipped
+    try:
+        names = sorted(n for n in os.listdir(fd) if n.endswith(".json"))
+        if len(names) > MAX_RECORDS:
+            skipped.append(f"only the last {MAX_RECORDS} of your notebook's {len(names)} compiler runs were read")
+            names = names[-MAX_RECORDS:]
+        total = 0
+        for name in reversed(names):   # the latest first, so the limits cost the oldest
+            text, problem = _read_owned(name, fd, uid, MAX_RECORD_BYTES)
+            if text is not None and total + len(text) > MAX_RECORDS_BYTES:
+                text, problem = None, f"the records are larger than {MAX_RECORDS_BYTES >> 20} MB in all"
+            if text is None:
+                skipped.append(f"a record of a compiler run was not read: {problem}")
+                continue
+            total += len(text)
+            records.insert(0, text)
+    finally:
+        os.close(fd)
+    return records, skipped
 
 
 def _read_owned(name: str, folder_fd: int, uid: int, max_bytes: int) -> tuple[str | None, str]:

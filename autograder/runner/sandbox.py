@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.shared import wire
+from autograder.shared import compile_line, wire
 from autograder.shared.config import Limits
 from autograder.shared.probe import Unanswered
 
@@ -84,10 +84,10 @@ class LimitedProcess:
                              "time were used up")
         return left
 
-    def _spawn_module(self, module: str, *args: str) -> None:
+    def _spawn_module(self, module: str, *args: str, env: dict | None = None) -> None:
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
-        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        env = {**(env or {}), "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
                "HOME": str(self.work), "TMPDIR": str(self.work / "tmp"), "LANG": "C.UTF-8",
                "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "1",
                "JAX_INTEROP_KERNEL_CACHE": str(self.work / ".cache" / "kernels"),
@@ -151,6 +151,12 @@ class LimitedProcess:
         self._stop()
 
 
+def compile_log(work: Path) -> Path:
+    """Where the notebook's compiler runs are recorded (docker/compiler-wrapper.sh): beside
+    the witness's kernel cache, which the runner's walk for C++ files leaves out."""
+    return work / ".cache" / "compiles"
+
+
 @dataclass
 class Witness(LimitedProcess):
     cells: Path = Path()                                 # the cells to run: autograder.shared.gradable
@@ -158,8 +164,8 @@ class Witness(LimitedProcess):
     errors: list = field(default_factory=list)           # [cell, "Error: message"] of the last start
 
     def _spawn(self) -> None:
-        self._spawn_module("autograder.witness", str(self.cells),
-                           ",".join(map(str, sorted(self.skip))) or "-")
+        self._spawn_module("autograder.witness", str(self.cells), ",".join(map(str, sorted(self.skip))) or "-",
+                           env={compile_line.LOG_ENV: str(compile_log(self.work))})
 
     # ----------------------------------------------------------- notebook ---
     def _start(self) -> None:

@@ -22,6 +22,7 @@ import collections
 import contextlib
 import ctypes
 import functools
+import hashlib
 import os
 import types
 from collections.abc import Callable
@@ -57,9 +58,19 @@ def _handler_address(fn) -> int | None:
 
 def _located(address: int | None) -> dict:
     """{"handler": address, "library": the path of the library that holds it, "symbol": the
-    exported name that is exactly this address ("" when there is none)}."""
+    exported name that is exactly this address ("" when there is none), "digest": the
+    sha256 of the library's file as it is when registered (None when it is gone), by which
+    the executor finds the compiler run that made it (autograder/witness/compile_record.py)}."""
     library, symbol = locate(address)
-    return {"handler": address, "library": library, "symbol": symbol}
+    return {"handler": address, "library": library, "symbol": symbol, "digest": _digest(library)}
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _record(name, fn) -> None:
@@ -125,9 +136,11 @@ def handler(target: str) -> dict:
 
 def bindings() -> dict:
     """Which exported function each FFI target registered here is, for the executor (which
-    runs its own build of the answer's source, autograder/executor/handlers.py):
-    {target: {"symbol": name or "", "course": whether the course's library holds it}}."""
-    return {target: {"symbol": entry["symbol"], "course": _course_library(entry["library"])}
+    runs its own build of the answer's C++, autograder/executor/handlers.py):
+    {target: {"symbol": name or "", "course": whether the course's library holds it,
+    "library": {"path", "sha256"} of the library file it was registered from}}."""
+    return {target: {"symbol": entry["symbol"], "course": _course_library(entry["library"]),
+                     "library": {"path": entry["library"], "sha256": entry.get("digest")}}
             for target, entry in _registry.items() if target != poison.TARGET}
 
 

@@ -1,17 +1,11 @@
-"""Cheat: a kernel library that differs between the notebook and the grader. silu.cc holds
-the wrong backward kernel of wrong_backward_formula.py; the notebook compiles and registers
-another file, good.cc, whose functions have the same names (BadGradFwd, BadGradBwd) and
-compute the right derivative. Before the grader compiled the answer's C++ itself, every
-program ran the loaded good.cc. Then the grader compiled only silu.cc, and this scored what
-wrong_backward_formula.py scores. Now the grader compiles every C++ file the notebook
-wrote, and the witness's word on a target is only a symbol name: both files define those
-names, differently, so the grader cannot tell which one was registered and refuses every
-program with that reason (the library the notebook loaded is never used either way), and
-every test runs a program first.
+"""Valid: silu.cc is a draft with a wrong backward kernel that the notebook never compiles;
+the notebook compiles and registers good.cc, whose functions have the same names
+(BadGradFwd, BadGradBwd) and compute the right derivative. The grader builds the C++ the
+notebook compiled into the library it loaded (good.cc's), so the draft beside it is not a
+second definition. (This was cheat_other_library_than_silu_cc.py, scored 0, while the
+grader compiled every C++ file it found and could not tell which one was registered.)
 
-score: 0
-messages:
-  - which your C++ files good.cc, silu.cc each define differently, so the grader cannot tell which one you registered
+score: 10
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

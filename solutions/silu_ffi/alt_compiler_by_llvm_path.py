@@ -1,0 +1,49 @@
+"""Valid: the notebook runs the compiler by its full path in LLVM's own folder
+(/usr/lib/llvm-*/bin/clang++), which the grading image does not record. The library it
+loads was then made by no recorded compiler run, so the grader compiles the C++ files the
+notebook wrote (as it did before it recorded compiler runs) and scores what they give.
+
+score: 10
+"""
+import ctypes
+import glob
+import subprocess
+
+Path("silu_llvm.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+static ffi::Error Fwd(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+static ffi::Error Bwd(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> g, ffi::ResultBuffer<ffi::F32> out) {
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    float v = x.typed_data()[i], s = Sigmoid(v);
+    out->typed_data()[i] = g.typed_data()[i] * s * (1.0f + v * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(LlvmSilu, Fwd, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(LlvmSiluBwd, Bwd,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+compiler = sorted(glob.glob("/usr/lib/llvm-*/bin/clang++"))[-1]
+subprocess.run([compiler, "-std=c++17", "-O2", "-shared", "-fPIC", "-I", jax.ffi.include_dir(),
+                "-o", "libsilu_llvm.so", "silu_llvm.cc"], check=True)
+library = ctypes.cdll.LoadLibrary(str(Path("libsilu_llvm.so").resolve()))
+jax.ffi.register_ffi_target("llvm_silu", jax.ffi.pycapsule(library.LlvmSilu), platform="cpu")
+jax.ffi.register_ffi_target("llvm_silu_bwd", jax.ffi.pycapsule(library.LlvmSiluBwd), platform="cpu")
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    return jax.ffi.ffi_call("llvm_silu", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x)
+
+
+silu_ffi.defvjp(
+    lambda x: (silu_ffi(x), x),
+    lambda x, g: (jax.ffi.ffi_call("llvm_silu_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                   vmap_method="broadcast_all")(x, g),))
