@@ -1,6 +1,9 @@
-"""The grader's own build of the C++ an answer wrote: every source the runner read
-(autograder/runner/executor_client.py read_answer_cpp) compiled on its own into a library, never
-the library the student's process loaded.
+"""The grader's own compiles of an answer's C++, never the library the student's process loaded:
+- `compile_unit` and `link`: a preprocessed translation unit the notebook compiled, with the
+  flags of its compiler run, and the library of such objects (recorded.py decides what);
+- `build_all`, for a library no recorded compiler run made: every source the runner read
+  (autograder/runner/executor_client.py read_answer_cpp) compiled on its own into a library,
+  as follows.
 
 - The files are written into a fresh folder in the notebook's layout (sources and headers
   by their paths relative to the notebook's folder), and each source is compiled from its

@@ -4,17 +4,20 @@ The executor holds only handlers the grader chose:
 - the course's kernels (kernels.rms_norm: rms_norm, rms_norm_fwd, rms_norm_bwd;
   kernels.reduce_sum: __grader_reduce_sum__, what reduce_sum_rules' primitive lowers to
   while it is graded) and the grader's poison, registered before the first program;
-- for an assignment whose answer writes C++ (silu_ffi: its record's answer_cpp, autograder.assignments), every C++
-  source the notebook wrote, wherever and however it compiled it, compiled here by the
-  grader each into its own library (autograder/executor/cpp.py), never the library the
-  student's process built: the runner reads the files and hands over their text.
+- for an assignment whose answer writes C++ (silu_ffi: its record's answer_cpp,
+  autograder.assignments), the library each target was registered from, built here by the
+  grader from the records of the notebook's compiler runs (recorded.py: the C++ the notebook
+  compiled, as it compiled it), never the library the student's process loaded; for a
+  library no recorded run made, every C++ source the notebook wrote, each compiled here
+  into its own library (cpp.py). The runner reads the records and files and hands them over.
 
 Which of the answer's functions a target name stands for is known only where the answer
 registered it: the witness reports, per target, the exported symbol its handler is (dladdr),
-and whether it lives in the course's library. That report is the student's claim, so it
-decides only which of the answer's own (or the course's) functions runs under a name: the
-symbol must be defined (dladdr again, here) by exactly one of the grader's libraries, or by
-several that compiled to the same bytes (one source copied); a symbol no library defines,
+and whether it lives in the course's library. That report (with the sha256 of the library
+file) is the student's claim, so it decides only which of the answer's own (or the course's)
+functions runs under a name: the symbol must be defined (dladdr again, here) by the grader's
+build of that library or, without a record of it, by exactly one of the grader's builds of
+the files, or by several that compiled to the same bytes (one source copied); a symbol no library defines,
 one that two different sources define, a name bound twice or a course or poison name taken
 for another function are refused. A handler is identified by the function's address here,
 so two names for one function are one handler.

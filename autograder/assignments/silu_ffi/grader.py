@@ -83,12 +83,12 @@ def expect_no_host_callback(report, message):
 
 def expect_ran(report, what):
     """The grader's executor ran the program (an Ask.program report): every FFI target it calls
-    is a function one of the notebook's C++ files defines (or a course kernel), that file
-    compiled, the kernels accepted their operands."""
+    is a function of the library the notebook registered it from, as the grader built it from
+    the notebook's compiler runs (or a course kernel), and the kernels accepted their operands."""
     checks.expect(report["value"] is not None, (
         f"The grader could not run the compiled program of {what} with your kernels: {report['refused']}. "
-        "The grader itself compiles the C++ files your notebook wrote and runs each FFI target with the "
-        "function of the name you registered it from."))
+        "The grader builds the C++ your notebook compiled, as it compiled it, and runs each FFI target with "
+        "the function of the name you registered it from."))
 
 
 def expect_no_math_in_jax(ops, message):
