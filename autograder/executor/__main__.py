@@ -8,7 +8,7 @@ same limits. It imports no student Python: it loads the course's kernels, and th
 the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
 handlers.py, recorded.py). Requests: {"op": "sources", "sources", "headers", "skipped",
 "compiles"} (no reply; the runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
-{"ok": data}. While a program runs, each host callback
+{"ok": data, "notes": [sentences for the student]}. While a program runs, each host callback
 it reaches is sent as {"callback": {"index", "operands", "context"}}, answered by the runner
 with {"results": [...]} or {"error": text} (the witness's host function serves it).
 """
@@ -50,7 +50,7 @@ def main(request_fd: str, reply_fd: str) -> None:
                 message[key] = wire.decode(message[key])
         reply = program.handle(message, serve=serve)
         sys.stdout.flush()
-        wire.send(replies, {"ok": wire.encode(reply)})
+        wire.send(replies, {"ok": wire.encode(reply), "notes": program.notes()})
 
 
 if __name__ == "__main__":

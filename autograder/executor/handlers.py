@@ -47,6 +47,7 @@ class Handlers:
         self._built: list[cpp.Built] | None = None
         self._recorded = Recorded([])                # the notebook's compiler runs (answer_cpp)
         self._compiles_cpp = False                   # whether this task's answers write C++ (answer_cpp)
+        self.notes: list[str] = []                   # what the student should know of how their C++ was built
 
     # ------------------------------------------------------------ set-up ---
     def course(self) -> set[str]:
@@ -123,15 +124,22 @@ class Handlers:
                         "built it from the C++ your notebook compiled, does not define")
             library = built.library
         else:
+            self._unrecorded(loaded)
             library, problem = self._found_in_files(target, symbol)
             if problem:
-                name = os.path.basename(str(loaded.get("path") or "")) if isinstance(loaded, dict) else ""
-                return (f"your notebook loaded {name}, which none of its compiler runs made, so the grader "
-                        f"compiled the C++ files it found instead: {problem}") if name and self._compiles_cpp \
-                    else problem
+                return problem
         jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
         self._bound[target] = (symbol, _exported(library, symbol))
         return ""
+
+    def _unrecorded(self, loaded) -> None:
+        """Note that the notebook loaded a library no recorded compiler run of it made."""
+        name = os.path.basename(str(loaded.get("path") or "")) if isinstance(loaded, dict) else ""
+        note = (f"Your notebook loaded {name}, which none of its compiler runs made (the grading image records "
+                "clang++, g++, c++, clang and cc unless their environment is cleared), so the grader compiled "
+                "the C++ files it found in your notebook's folders instead.")
+        if name and self._compiles_cpp and note not in self.notes:
+            self.notes.append(note)
 
     def _found_in_files(self, target: str, symbol: str) -> tuple[ctypes.CDLL | None, str]:
         """`symbol` in the grader's build of every C++ file the notebook wrote: (the library

@@ -59,6 +59,11 @@ def answer_cpp(sources: dict, headers: dict, skipped: list, compiles: list) -> N
     _handlers.answer_cpp(sources, headers, skipped, compiles)
 
 
+def notes() -> list[str]:
+    """What the student should know of how the grader built their C++ (handlers.Handlers.notes)."""
+    return list(_handlers.notes)
+
+
 def _module(text: str) -> ir.Module:
     return ir.Module.parse(text)
 

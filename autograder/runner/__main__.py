@@ -131,6 +131,7 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             _log_output(witness)
         if executor is not None:
             executor.close()
+            notes += executor.notes
             _log_output(executor, "the grader's runs of the answer's programs")
         kill_user(user)
         kill_user(executor_user)

@@ -11,7 +11,7 @@ import pwd
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,7 @@ class Executor(LimitedProcess):
     # restarts: () -> read_answer_cpp's {"sources", "headers", "skipped"}.
     read_cpp: Callable[[], dict] | None = None
     _cpp: dict | None = None
+    notes: list[str] = field(default_factory=list)   # the executor's sentences for the student (capped)
 
     def run(self, request: dict, serve: Callable | None = None) -> dict:
         """program.handle's data for `request` ({"op": "run" | "call", ...}, arrays as arrays);
@@ -45,6 +46,7 @@ class Executor(LimitedProcess):
             self._write(wire.frame(message), deadline)
             while "ok" not in (reply := self._receive(deadline)):
                 self._write(wire.frame(_served(reply.get("callback"), serve)), deadline)
+            self._note(reply.get("notes"))
             return wire.decode(reply["ok"])
         except TimeoutError:
             self._stop()
@@ -53,6 +55,12 @@ class Executor(LimitedProcess):
         except (EOFError, BrokenPipeError):
             raise Unanswered(f"The grader's run of your program {death(self._stop())} while computing "
                              "{what}") from None
+
+    def _note(self, notes) -> None:
+        """Keep the executor's sentences (read as data: at most 4 strings of 500 characters)."""
+        for note in notes if isinstance(notes, list) else []:
+            if isinstance(note, str) and note[:500] not in self.notes and len(self.notes) < 4:
+                self.notes.append(note[:500])
 
     def _start(self) -> None:
         if not available(self.user):
