@@ -6,7 +6,7 @@ notebook compiled it, so the forward values are wrong.
 
 score: 4
 messages:
-  - jax.jit(silu_ffi) differs from the reference at 21 of 21 entries
+  - jax.jit(silu_ffi) differs from the reference at
   - the forward kernel should compute x·σ(x)
 """
 import ctypes
