@@ -195,3 +195,13 @@ def test_the_runner_reads_only_records_the_student_wrote_in_the_record_folder(tm
     (other / ".cache").mkdir(parents=True)
     (other / ".cache" / "compiles").symlink_to(log, target_is_directory=True)
     assert read_answer_cpp(other, "student")["compiles"] == []
+
+
+def test_records_that_are_not_the_wrappers_build_nothing_and_raise_nothing():
+    deep = "[" * 100000 + "]" * 100000
+    recorded = Recorded(["not json", deep, '{"outputs": {"a": 1}}', '{"outputs": [{"sha256": "ab", "path": "/x.so", '
+                         '"units": [5]}], "units": [], "flags": [], "inputs": []}'])
+    made = recorded.find({"sha256": "ab", "path": "/x.so"})
+    built = recorded.build(made)
+    assert built.library is None and built.error.startswith("the record of the compiler run that made x.so could not be read")
+    assert recorded.find({"sha256": "cd"}) is None and recorded.find(None) is None

@@ -43,7 +43,7 @@ class Recorded:
                     if isinstance(output.get("sha256"), str):
                         self._made[output["sha256"]] = (record, output)
                     self._paths[str(output["path"])] = (record, output)
-            except (ValueError, KeyError, TypeError, AttributeError):
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                 continue   # not a record the wrapper wrote: nothing it names can be built
 
     def find(self, library: dict) -> tuple[dict, dict] | None:
@@ -64,7 +64,7 @@ class Recorded:
             name = os.path.basename(str(output.get("path")))
             try:
                 path, error = self._library(record, output, name)
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError, zlib.error) as exc:
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError, zlib.error) as exc:
                 path, error = None, f"the record of the compiler run that made {name} could not be read ({exc!r})"
             self._built[key] = _loaded(name, path) if path is not None else cpp.Built(name, None, "", error)
         return self._built[key]
