@@ -205,3 +205,14 @@ def test_records_that_are_not_the_wrappers_build_nothing_and_raise_nothing():
     built = recorded.build(made)
     assert built.library is None and built.error.startswith("the record of the compiler run that made x.so could not be read")
     assert recorded.find({"sha256": "cd"}) is None and recorded.find(None) is None
+
+
+@needs_image
+def test_a_static_library_of_recorded_objects_is_built_from_its_objects(build):
+    src, log = build
+    assert _compile(src, "-O2", "-fPIC", "-DCHOICE=9", "-c", "which.c", log=log).returncode == 0
+    assert subprocess.run(["ar", "rcs", "libwhich.a", "which.o"], cwd=src).returncode == 0
+    assert _compile(src, "-shared", "-o", "libfromar.so", "-Wl,--whole-archive", "libwhich.a",
+                    "-Wl,--no-whole-archive", log=log).returncode == 0
+    built, got = _grader_build(log, src / "libfromar.so")
+    assert built.error == "" and got == 9

@@ -82,14 +82,17 @@ class Recorded:
                                   f"link (only {', '.join(sorted(compile_line.SYSTEM_LIBRARIES))})")
                 link_flags.append(arg_text)
                 continue
-            made = self._made.get(str(arg.get("sha256")))
-            if made is None or not made[1].get("object"):
-                return None, (f"your notebook linked {arg_text} into {name}, and the grader builds only objects "
-                              "your notebook's own compiler runs made from C or C++ sources")
-            more, problem = self._objects(made[0], [made[0]["units"][i] for i in made[1]["units"]], name)
-            if problem:
-                return None, problem
-            objects += more
+            # an object, or each object of a static library (all of them: a superset of what
+            # the notebook's link took from it, which cannot lack a symbol it registered)
+            for digest in arg["members"] if isinstance(arg.get("members"), list) else [arg.get("sha256")]:
+                made = self._made.get(str(digest))
+                if made is None or not made[1].get("object"):
+                    return None, (f"your notebook linked {arg_text} into {name}, and the grader builds only "
+                                  "objects your notebook's own compiler runs made from C or C++ sources")
+                more, problem = self._objects(made[0], [made[0]["units"][i] for i in made[1]["units"]], name)
+                if problem:
+                    return None, problem
+                objects += more
         path, diagnostics = cpp.link(objects, link_flags)
         return path, "" if path else f"{name}, as the grader built it from your notebook's C++, did not link: " \
                                      f"{_first(diagnostics)}"

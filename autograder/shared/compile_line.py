@@ -69,7 +69,7 @@ DROPPED = ("-W", "-g", "-M", "-I", "-D", "-U", "-L", "-include", "-imacros", "-i
 SYSTEM_LIBRARIES = frozenset({"m", "pthread", "dl", "rt", "c", "stdc++", "gcc_s", "atomic"})
 LINKER_OPTIONS = ("-soname", "--as-needed", "--no-as-needed", "--no-undefined", "-z,defs", "-zdefs", "-rpath",
                   "-O1", "--gc-sections", "-Bsymbolic", "--build-id", "--hash-style", "--no-allow-shlib-undefined",
-                  "-z,now", "-z,relro", "-z,noexecstack")
+                  "-z,now", "-z,relro", "-z,noexecstack", "--whole-archive", "--no-whole-archive")
 
 
 @dataclass(frozen=True)

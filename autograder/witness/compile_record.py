@@ -96,8 +96,36 @@ def _output(path: str, sources: list, line: compile_line.CompileLine) -> dict:
 
 
 def _input(arg: str) -> dict:
-    return {"arg": arg, "path": os.path.realpath(arg), "sha256": _digest(arg)} if not arg.startswith("-l") \
-        else {"arg": arg}
+    if arg.startswith("-l"):
+        return {"arg": arg}
+    found = {"arg": arg, "path": os.path.realpath(arg), "sha256": _digest(arg)}
+    if arg.endswith(".a"):   # a static library: its objects, each made by an earlier recorded run
+        found["members"] = _members(arg)
+    return found
+
+
+def _members(path: str) -> list[str] | None:
+    """The sha256 of each object in the ar archive `path` (GNU's and BSD's formats), None
+    when it is not one. Written by hand: Python has no ar reader, and a member is stored
+    as its bytes, so the digests are those of the objects the archive was made from."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if not data.startswith(b"!<arch>\n"):
+        return None
+    members, at = [], 8
+    while at + 60 <= len(data):
+        name, size = data[at:at + 16].rstrip(), int(data[at + 48:at + 58])
+        body = data[at + 60:at + 60 + size]
+        at += 60 + size + size % 2
+        if name.startswith(b"#1/"):   # BSD: the name is the start of the body
+            body = body[int(name[3:]):]
+        elif name in (b"/", b"//", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED"):   # symbol and name tables
+            continue
+        members.append(hashlib.sha256(body).hexdigest())
+    return members
 
 
 def _digest(path: str) -> str | None:
