@@ -15,6 +15,7 @@ other flag is refused with a sentence, since the grader cannot build what it wou
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -167,6 +168,16 @@ def _preprocessing(option: str) -> bool:
     """Is `option` one that preprocessing needs (defines, include folders, the standard,
     optimization, which predefine macros)? Output, linking and dependency files are not."""
     return not any(option == o or (o.endswith(",") and option.startswith(o)) for o in _NOT_PREPROCESSING)
+
+
+def digest(path: str) -> str | None:
+    """The sha256 of a file, by which a library the notebook loaded is matched to the compiler
+    run that wrote it (and an object to the run that made it); None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def flag_text(flag: str) -> str:

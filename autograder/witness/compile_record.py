@@ -37,6 +37,8 @@ def main(argv: list[str]) -> int:
     folder = os.environ.get(compile_line.LOG_ENV)
     line = compile_line.parse(args, cxx_driver=os.path.basename(real).endswith("++"))
     outputs = line.outputs()
+    if not all(s.path == "-" or os.path.isfile(s.path) for s in line.sources):
+        outputs = []   # a source that is a pipe (`<(...)`) can be read once only: the compile's
     try:
         if folder and outputs:
             os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -91,14 +93,14 @@ def _unit(source: compile_line.Source, proc: subprocess.Popen, stdin: bytes | No
 
 
 def _output(path: str, sources: list, line: compile_line.CompileLine) -> dict:
-    return {"path": os.path.realpath(path), "sha256": _digest(path), "shared": line.shared,
+    return {"path": os.path.realpath(path), "sha256": compile_line.digest(path), "shared": line.shared,
             "object": line.compile_only, "units": [line.sources.index(s) for s in sources]}
 
 
 def _input(arg: str) -> dict:
     if arg.startswith("-l"):
         return {"arg": arg}
-    found = {"arg": arg, "path": os.path.realpath(arg), "sha256": _digest(arg)}
+    found = {"arg": arg, "path": os.path.realpath(arg), "sha256": compile_line.digest(arg)}
     if arg.endswith(".a"):   # a static library: its objects, each made by an earlier recorded run
         found["members"] = _members(arg)
     return found
@@ -126,14 +128,6 @@ def _members(path: str) -> list[str] | None:
             continue
         members.append(hashlib.sha256(body).hexdigest())
     return members
-
-
-def _digest(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
 
 
 def _write(folder: str, record: dict) -> None:

@@ -22,7 +22,6 @@ import collections
 import contextlib
 import ctypes
 import functools
-import hashlib
 import os
 import types
 from collections.abc import Callable
@@ -33,7 +32,7 @@ import jax
 import numpy as np
 
 from autograder.witness import inspection
-from autograder.shared import poison, stablehlo
+from autograder.shared import compile_line, poison, stablehlo
 from kernels.build import address_of, locate
 
 _registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path, "symbol": name}
@@ -62,15 +61,7 @@ def _located(address: int | None) -> dict:
     sha256 of the library's file as it is when registered (None when it is gone), by which
     the executor finds the compiler run that made it (autograder/witness/compile_record.py)}."""
     library, symbol = locate(address)
-    return {"handler": address, "library": library, "symbol": symbol, "digest": _digest(library)}
-
-
-def _digest(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
+    return {"handler": address, "library": library, "symbol": symbol, "digest": compile_line.digest(library)}
 
 
 def _record(name, fn) -> None:
