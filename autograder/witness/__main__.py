@@ -3,7 +3,8 @@
     python -I -m autograder.witness CELLS_JSON SKIP_CELLS REQUEST_FD REPLY_FD   (SKIP_CELLS: 1,4 or -)
 
 Started by autograder.runner as the unprivileged `student` user with resource limits, in
-a work folder holding only the notebook; the runner lists the cells to run in CELLS_JSON
+a work folder holding only the notebook, which it runs as Jupyter's kernel would (see the
+README's "What the witness gives a notebook"); the runner lists the cells to run in CELLS_JSON
 (autograder.shared.gradable). It never sees a test: it receives expressions
 with their inputs (autograder.shared.probe) and sends back plain data (autograder.shared.wire).
 Messages it sends: {"cell": i} before each code cell, {"ready": {"errors": [...]}}
@@ -40,9 +41,25 @@ def _prepare(imports: list[str], exercise: str):
     hostcall.install()      # the audit hook, before any student code
     provenance.install()    # record FFI registrations from here on; the grader's poison target
     config = Config()
-    config.HistoryManager.enabled = False
+    config.HistoryManager.enabled = False   # In, Out, _ and _i3 kept in memory; no SQLite file
     shell = InteractiveShell.instance(config=config)
-    return shell, ModuleGuard()
+    guard = ModuleGuard()
+    _folder_on_path()
+    return shell, guard
+
+
+def _folder_on_path() -> None:
+    """What ipykernel's shell adds that `python -I` leaves out (IPython's
+    InteractiveShellApp.init_path, which -I's safe_path turns off): '' on sys.path, before the
+    first site-packages, so that a module the notebook writes in its folder (the working
+    folder: the runner starts us there) imports as in Jupyter. Done after every import above:
+    a student's numpy.py or jax.py cannot replace a module already imported, and the
+    standard library comes before ''."""
+    if "" in sys.path:
+        return
+    index = next((i for i, p in enumerate(sys.path)
+                  if os.path.basename(p) in ("site-packages", "dist-packages")), 0)
+    sys.path.insert(index, "")
 
 
 def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
@@ -59,7 +76,7 @@ def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
         if index in skipped:
             continue
         wire.send(replies, {"cell": index})
-        result = shell.run_cell(source, store_history=False)
+        result = shell.run_cell(source, store_history=True)   # as ipykernel: In[n], Out[n], _
         if not result.success:
             exc = result.error_in_exec or result.error_before_exec
             errors.append([index, checks.describe(exc) if exc else "an error"])
