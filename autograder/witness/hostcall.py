@@ -113,13 +113,15 @@ def call(host, *args) -> dict:
     """Call `host(*args)` once, observed. Returns {"result": what it returned, or
     "error": "Error: message"; "output": what it wrote to fds 1/2 or sys.stdout/stderr;
     "files": paths it opened outside Python's own files; "events": other audited
-    events (processes, sockets, removals); "jax": whether JAX code ran during the call}."""
+    events (processes, sockets, removals); "jax": whether JAX code ran during the call;
+    "codes": the code objects of the Python functions that started, for this process only}."""
     from autograder.shared.checks import describe
-    mon, jax_dirs, ran_jax = _monitoring, _jax_dirs(), [False]
+    mon, jax_dirs, ran_jax, codes = _monitoring, _jax_dirs(), [False], []
 
     def started(code, offset):
         if code.co_qualname in _COMPUTING and code.co_filename.startswith(jax_dirs):
             ran_jax[0] = True
+        codes.append(code)
         return mon.DISABLE   # each function once: whether it computes does not change
 
     def called(code, offset, callable_, arg0):
@@ -157,7 +159,7 @@ def call(host, *args) -> dict:
         mon.restart_events()
     events = list(_events)
     report.update(
-        output=out.get("text", ""), jax=ran_jax[0],
+        output=out.get("text", ""), jax=ran_jax[0], codes=codes,
         files=sorted({os.fsdecode(a[0]) for e, a in events if e == "open" and a and isinstance(
             a[0], (str, bytes, os.PathLike)) and not _python_files(a[0])}),
         events=sorted({e for e, _ in events if e != "open"}))
@@ -227,7 +229,8 @@ class _Walk:
         if isinstance(value, type):
             if not _students(value.__module__):
                 return f"class {value.__module__}.{value.__qualname__}".encode(), []
-            return self._pairs(f"student class {value.__qualname__}", dict(vars(value)))
+            token, children = self._pairs(f"student class {value.__qualname__}", dict(vars(value)))
+            return token, children + list(value.__bases__)   # a base's class attributes too
         if isinstance(value, np.ndarray):
             return self._array(value)
         if isinstance(value, (bytearray, memoryview)) or kind.__module__ == "array":
@@ -333,16 +336,3 @@ def _filled(cell) -> bool:
         return True
     except ValueError:
         return False
-
-
-def reachable_globals(fn, namespace: dict) -> dict:
-    """The notebook globals `fn`'s code (and code nested in it) names, by name."""
-    names: set[str] = set()
-    stack = [getattr(fn, "__code__", None)]
-    while stack:
-        code = stack.pop()
-        if code is None:
-            continue
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return {n: namespace[n] for n in sorted(names) if n in namespace}

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Callable
 
 import numpy as np
 
-from autograder.witness import hostcall, inspection
+from autograder.witness import hostcall, inspection, reachable
 from autograder.witness.observe import flat_callback_calls, student_call
 
 
@@ -70,11 +69,6 @@ def call_result(value) -> dict:
             "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
 
 
-_IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open", "_ih", "_oh", "_dh", "_exit_code"})
-# What IPython binds for each cell it runs (_, __, ___, _i, _ii, _iii, _i3, _3), and dunders.
-_IPYTHON_HISTORY = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|__\w+__")
-
-
 def _settings() -> dict:
     """The process-wide settings a host function could change, by the name the student reads."""
     import random
@@ -94,19 +88,16 @@ def _settings() -> dict:
             "sys.stdout or sys.stderr": [id(sys.stdout), id(sys.stderr)]}
 
 
-def _state(namespace: dict, student) -> dict:
-    """A deep fingerprint (autograder.witness.hostcall) of every notebook global (private
-    ones such as `_CACHE` too; IPython's own names aside), of the host function itself (its
-    attributes, closure, defaults and, for a callable object, its class), of the globals its
-    code names where it was defined, and of the process-wide settings, by name."""
-    roots = {n: v for n, v in list(namespace.items())
-             if n not in _IPYTHON_NAMES and not _IPYTHON_HISTORY.fullmatch(n)}
-    roots["(the host function)"] = student
-    code_of = getattr(student, "__func__", student)
-    if isinstance(getattr(code_of, "__globals__", None), dict) and code_of.__globals__ is not namespace:
-        roots["(the globals of the host function's module)"] = hostcall.reachable_globals(code_of, code_of.__globals__)
-    roots.update(_settings())
-    return {name: hostcall.fingerprint(value) for name, value in roots.items()}
+def _state(namespace: dict, student, whole: bool) -> tuple[dict, set]:
+    """A deep fingerprint (autograder.witness.hostcall) of the host function itself (its
+    attributes, closure, defaults and, for a callable object, its class), of the state its
+    code can reach (autograder.witness.reachable: the globals it names, in the notebook or in
+    a module it wrote, transitively; every notebook global, private ones such as `_CACHE`
+    too, when `whole` or when its code reaches state by text), and of the process-wide
+    settings, by name; and the code objects of that reach."""
+    digests, codes = reachable.fingerprints(student, namespace, whole)
+    digests.update({name: hostcall.fingerprint(value) for name, value in _settings().items()})
+    return digests, codes
 
 
 # NumPy's process-wide settings as they were before any student code ran (the witness imports
@@ -124,15 +115,20 @@ class _Purity:
 
     def __init__(self, namespace: dict):
         self.namespace, self.calls = namespace, []
+        self.whole = False   # every global from now on: student code outside the reach ran
 
     def call(self, student, bound, via: str) -> dict:
         saved = np.geterr(), np.get_printoptions()
         np.seterr(**_NUMPY_BASELINE[0])
         np.set_printoptions(**_NUMPY_BASELINE[1])
         try:
-            before, folder = _state(self.namespace, student), set(os.listdir("."))
+            (before, codes), folder = _state(self.namespace, student, self.whole), set(os.listdir("."))
             seen = hostcall.call(bound)
-            after, folder_after = _state(self.namespace, student), set(os.listdir("."))
+            (after, _), folder_after = _state(self.namespace, student, self.whole), set(os.listdir("."))
+            # The student's code that ran and that the reach did not find (a logging handler, a
+            # tracer, a registry's callback): the next calls are judged on every global.
+            self.whole = self.whole or any(c not in codes and reachable.student_file(c.co_filename)
+                                           for c in seen.pop("codes", ()))
         finally:
             np.seterr(**saved[0])
             np.set_printoptions(**saved[1])
