@@ -6,6 +6,7 @@ names from those records (autograder/executor/recorded.py) with the flags it hon
 The end-to-end tests call the image's compiler by its ordinary names, as a notebook does;
 the library is plain C, so each compile takes a few hundredths of a second."""
 import ctypes
+import json
 import glob
 import hashlib
 import os
@@ -216,3 +217,33 @@ def test_a_static_library_of_recorded_objects_is_built_from_its_objects(build):
                     "-Wl,--no-whole-archive", log=log).returncode == 0
     built, got = _grader_build(log, src / "libfromar.so")
     assert built.error == "" and got == 9
+
+
+@needs_image
+def test_a_unit_on_the_notebooks_given_headers_compiles_through_the_images_pch_to_the_same_object(tmp_path,
+                                                                                                 monkeypatch):
+    """The silu_ffi notebook's given head (solutions/silu_ffi/reference.py's first string) is
+    the image's precompiled prefix, and compiling a unit as that PCH plus the rest makes the
+    object that compiling it whole makes."""
+    from autograder.executor import cpp, prefix
+    from autograder.shared import paths
+    from kernels.build import compiler, compiler_version, load
+    given = (paths.solutions("silu_ffi") / "reference.py").read_text().split('r"""')[1].split('"""')[0]
+    assert given == prefix.TEMPLATE
+    monkeypatch.setenv("JAX_INTEROP_KERNEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(compile_line.LOG_ENV, str(tmp_path / "log"))
+    (tmp_path / "kernel.cc").write_text(given + 'extern "C" float Twice(float v) { return 2.0f * std::exp(v); }\n')
+    load(tmp_path / "kernel.cc")
+    record = json.loads(next((tmp_path / "log").glob("*.json")).read_text())
+    unit, flags = record["units"][0], compile_line.judged(record["flags"])[0]
+    text, argv = cpp.unit_text(unit), cpp.unit_argv("c++", flags)
+    head, rest = prefix.split(text)
+    pch = prefix.prebuilt(head, argv, compiler_version(compiler()))
+    assert pch is not None and rest.startswith(b'# ') and b"Twice" in rest and b"Twice" not in head
+    objects = []
+    for name, extra, body in (("whole", [], text), ("pch", ["-Xclang", "-include-pch", "-Xclang", str(pch)], rest)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "unit.ii").write_bytes(body)
+        subprocess.run([compiler(), *argv, *extra, "-o", "unit.o", "unit.ii"], cwd=tmp_path / name, check=True)
+        objects.append((tmp_path / name / "unit.o").read_bytes())
+    assert objects[0] == objects[1]

@@ -21,18 +21,22 @@
 """
 from __future__ import annotations
 
+import base64
 import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import jax
 import jaxlib
+
+from autograder.executor import prefix
 
 from kernels.build import FLAGS, compiler, compiler_version, writable_cache_dir
 from kernels.build import _precompiled_header  # the image's precompiled ffi.h, for C++17 only
@@ -125,16 +129,39 @@ def _run(argv: list[str], cwd: Path) -> str | None:
 PREPROCESSED = {"c": "cpp-output", "c++": "c++-cpp-output"}
 
 
+MAX_UNIT_BYTES = 64 << 20   # one preprocessed unit, decompressed
+
+
+def unit_text(unit: dict) -> bytes:
+    """A recorded unit's preprocessed text (autograder/witness/compile_record.py stores it
+    zlib-compressed, in base64), at most MAX_UNIT_BYTES of it."""
+    return zlib.decompressobj().decompress(base64.b64decode(unit["text"]), MAX_UNIT_BYTES)
+
+
+def unit_argv(language: str, flags: list[str]) -> list[str]:
+    """The grader's compile of one preprocessed unit with the honoured `flags` of its run."""
+    return ["-x", PREPROCESSED[language], "-c", "-fPIC", *flags]
+
+
 def compile_unit(language: str, text: bytes, flags: list[str]) -> tuple[Path | None, str]:
     """One preprocessed translation unit compiled, as the notebook's compiler run did, into
     an object (cached under a hash of the unit, the flags, the compiler and jaxlib); (its
-    path, "") or (None, the compiler's diagnostics)."""
+    path, "") or (None, the compiler's diagnostics). A unit that starts with headers the
+    image has precompiled (executor/prefix.py) is compiled as that PCH and the rest."""
     cxx = compiler()
-    argv = ["-x", PREPROCESSED[language], "-c", "-fPIC", *flags]
+    argv = unit_argv(language, flags)
     key = hashlib.sha256(b"\0".join([text, "\0".join(argv).encode(), compiler_version(cxx).encode(),
                                       jaxlib.__version__.encode()])).hexdigest()[:24]
-    return _cached(writable_cache_dir() / f"unit-{key}.o", lambda tmp, folder: _run(
-        [cxx, *argv, "-o", tmp, _written(folder, "unit.i" if language == "c" else "unit.ii", text)], folder))
+    name = "unit.i" if language == "c" else "unit.ii"
+
+    def make(tmp: str, folder: Path) -> str | None:
+        head, rest = prefix.split(text)
+        pch = prefix.prebuilt(head, argv, compiler_version(cxx))
+        if pch is not None and _run([cxx, *argv, "-Xclang", "-include-pch", "-Xclang", str(pch), "-o", tmp,
+                                     _written(folder, name, rest)], folder) is None:
+            return None
+        return _run([cxx, *argv, "-o", tmp, _written(folder, name, text)], folder)
+    return _cached(writable_cache_dir() / f"unit-{key}.o", make)
 
 
 def link(objects: list[Path], flags: list[str]) -> tuple[Path | None, str]:

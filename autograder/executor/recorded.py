@@ -15,7 +15,7 @@ or a draft it never loaded, is never built: only what a registration names is.
 """
 from __future__ import annotations
 
-import base64
+import binascii
 import ctypes
 import hashlib
 import json
@@ -25,9 +25,6 @@ from pathlib import Path
 
 from autograder.executor import cpp
 from autograder.shared import compile_line
-
-MAX_UNIT_BYTES = 64 << 20   # one preprocessed unit, decompressed
-
 
 class Recorded:
     """The notebook's compiler runs, by the files they wrote."""
@@ -64,7 +61,8 @@ class Recorded:
             name = os.path.basename(str(output.get("path")))
             try:
                 path, error = self._library(record, output, name)
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError, zlib.error) as exc:
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError, binascii.Error,
+                    zlib.error) as exc:
                 path, error = None, f"the record of the compiler run that made {name} could not be read ({exc!r})"
             self._built[key] = _loaded(name, path) if path is not None else cpp.Built(name, None, "", error)
         return self._built[key]
@@ -107,7 +105,7 @@ class Recorded:
         for unit in units:
             if "error" in unit or unit.get("language") not in cpp.PREPROCESSED:
                 return [], f"the grader could not read {unit.get('source')} as your notebook compiled it into {name}"
-            text = zlib.decompressobj().decompress(base64.b64decode(unit["text"]), MAX_UNIT_BYTES)
+            text = cpp.unit_text(unit)
             if hashlib.sha256(text).hexdigest() != unit.get("sha256"):
                 return [], f"the record of {unit.get('source')}, compiled into {name}, is damaged"
             path, diagnostics = cpp.compile_unit(unit["language"], text, compile_flags)
