@@ -29,18 +29,6 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/* \
  && ln -s "$(command -v clang++)" /usr/local/bin/g++
 
-# Every name of the compiler (clang, clang++, their versioned names, g++; c++ and cc through
-# Debian's alternatives) runs docker/compiler-wrapper.sh: the compiler itself, except in a
-# grading, where each run is recorded for the grader to build again (the README's "C++").
-COPY docker/compiler-wrapper.sh /tmp/compiler-wrapper.sh
-RUN real="$(readlink -f "$(command -v clang)")" \
- && sed -e "s|@CLANG@|$real|g" -e "s|@PYTHON@|$VIRTUAL_ENV/bin/python|g" /tmp/compiler-wrapper.sh \
-      > /usr/local/lib/compiler-wrapper \
- && chmod 755 /usr/local/lib/compiler-wrapper && rm /tmp/compiler-wrapper.sh \
- && for name in /usr/bin/clang /usr/bin/clang++ /usr/bin/clang-[0-9]* /usr/bin/clang++-[0-9]* /usr/local/bin/g++; do \
-      ln -sf /usr/local/lib/compiler-wrapper "$name"; done \
- && [ "$(c++ --version | head -1)" = "$("$real++" --version | head -1)" ]
-
 # Exact versions of every Python package. Behind a proxy that re-signs TLS the host's
 # CA bundle arrives as a secret mount: it is read here and never stored in a layer.
 # Playwright's driver (158 MB of Node.js) goes: Otter requires nbconvert[webpdf], but PDF
@@ -61,7 +49,9 @@ RUN --mount=type=secret,id=pip_ca \
 RUN useradd --create-home --uid 1000 --shell /bin/bash student \
  && useradd --no-create-home --uid 1001 --shell /usr/sbin/nologin executor
 
-# This project's packages, then the chapter's kernels compiled once into a read-only
+# This project's packages; the compile recorder in front of every name of the compiler
+# (autograder/authoring/compiler_wrapper.py: the compiler itself, except in a grading);
+# then the chapter's kernels compiled once into a read-only
 # cache, so grading never pays the compile time for them, the silu_ffi template's headers
 # precompiled for the executor's builds of recorded units (autograder/executor/prefix.py),
 # and bytecode for the ~1,100 modules a grading imports (21 MB; 2.8 s less per grading:
@@ -71,6 +61,7 @@ COPY autograder /opt/jax-interop/src/autograder
 COPY kernels /opt/jax-interop/src/kernels
 RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
  && rm -rf /opt/jax-interop/src /tmp/* \
+ && python -m autograder.authoring.compiler_wrapper \
  && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
  && python -m autograder.executor.prefix \
  && chmod -R a+rX,go-w /opt/jax-interop \

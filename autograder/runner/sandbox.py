@@ -152,7 +152,7 @@ class LimitedProcess:
 
 
 def compile_log(work: Path) -> Path:
-    """Where the notebook's compiler runs are recorded (docker/compiler-wrapper.sh): beside
+    """Where the notebook's compiler runs are recorded (autograder/authoring/compiler_wrapper.py): beside
     the witness's kernel cache, which the runner's walk for C++ files leaves out."""
     return work / ".cache" / "compiles"
 

@@ -3,7 +3,7 @@
     python -I -m autograder.witness.compile_record REAL_COMPILER ARG...
 
 In the grading image the compiler's names (clang++, g++, c++, clang, cc, by name or by
-/usr/bin path) are a small script (docker/compiler-wrapper.sh) that runs the real compiler
+/usr/bin path) are a small script (autograder/authoring/compiler_wrapper.py) that runs the real compiler
 directly unless $JAX_INTEROP_COMPILE_LOG names a folder, which the grader's witness sets
 (autograder/runner/sandbox.py). So a compile from `subprocess`, `!clang++`, `%%bash`,
 `os.system`, the course's load_and_register or a build tool (make, CMake) comes here. This
