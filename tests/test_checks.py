@@ -74,3 +74,18 @@ def test_count_eqns_reads_facts():
     x = jnp.ones(3)
     assert observe.count_eqns(cf.doubler_named_helper, x, primitive="pure_callback") == 0
     assert observe.count_eqns(jax.jit(lambda v: v), x, primitive="io_callback") == 0
+
+
+def test_an_output_that_equals_a_poison_value_by_chance_is_not_a_missing_dependence():
+    """Does expect_depends excuse an entry whose clean value is itself the poison value there
+    (a coincidence no poisoned run can show), and still fail an unchanged ordinary entry?"""
+    from autograder.shared import poison
+    pool = poison.values(4)
+    clean = np.array([0.5, pool[1], 3.0, 4.0], np.float32)
+    poisoned = pool.copy()
+    poisoned[1] = clean[1]
+    report = {"value": [clean], "poisoned": {"ffi": {"outputs": [poisoned], "sizes": [4]}}}
+    checks.expect_depends(report, "ffi", message="m")
+    poisoned[2] = clean[2]
+    with pytest.raises(AssertionError, match=r"1 of 4 output entries"):
+        checks.expect_depends(report, "ffi", message="m")

@@ -27,12 +27,17 @@ def values(n: int) -> np.ndarray:
     return np.where(h & np.uint64(1), -v, v).astype(np.float32)
 
 
-def changed(clean, poisoned) -> np.ndarray:
+def changed(clean, poisoned, sizes: list[int] | None = None) -> np.ndarray:
     """Element-wise: did the poisoned output differ from the clean one? (NaN == NaN here,
-    so a NaN that stays NaN did not change.)"""
+    so a NaN that stays NaN did not change.) An element whose clean value is itself one of
+    the poison values (`sizes`: the poisoned buffers' element counts; the output's own
+    size by default) cannot show a change there, so it counts as changed: with 2^24 poison
+    values in [1, 2), an output of 131072 entries in that range meets one by chance in
+    about one grading of a hundred, and the values tests grade what it holds."""
     clean, poisoned = np.asarray(clean, np.float64), np.asarray(poisoned, np.float64)
     same = (clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned))
-    return ~same
+    pool = values(max([*(sizes or []), int(np.size(poisoned))], default=0))
+    return ~same | (same & np.isin(poisoned.astype(np.float32), pool))
 
 
 def straight(poisoned, sizes: list[int]) -> np.ndarray:

@@ -279,7 +279,7 @@ def _backward_coverage(report, k, forward, as_forward):
         entry = report["poisoned"].get(f"call:{i}")
         if entry is None or c["course"]:
             continue
-        mask = poison.changed(value, entry["outputs"][k])
+        mask = poison.changed(value, entry["outputs"][k], entry.get("sizes"))
         if not mask.any():
             continue                      # a call this output does not depend on
         if c["handler"] in forward:
