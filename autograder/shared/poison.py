@@ -35,9 +35,12 @@ def changed(clean, poisoned, sizes: list[int] | None = None) -> np.ndarray:
     values in [1, 2), an output of 131072 entries in that range meets one by chance in
     about one grading of a hundred, and the values tests grade what it holds."""
     clean, poisoned = np.asarray(clean, np.float64), np.asarray(poisoned, np.float64)
-    same = (clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned))
-    pool = values(max([*(sizes or []), int(np.size(poisoned))], default=0))
-    return ~same | (same & np.isin(poisoned.astype(np.float32), pool))
+    same = np.asarray((clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned)))
+    out = np.array(~same)   # an array even for a 0-d output, so entries can be set
+    if same.any():   # only the unchanged entries are looked up (most outputs have none)
+        pool = values(max([*(sizes or []), int(np.size(poisoned))], default=0))
+        out[same] = np.isin(poisoned[same].astype(np.float32), pool)
+    return out
 
 
 def straight(poisoned, sizes: list[int]) -> np.ndarray:
