@@ -89,3 +89,15 @@ def test_an_output_that_equals_a_poison_value_by_chance_is_not_a_missing_depende
     poisoned[2] = clean[2]
     with pytest.raises(AssertionError, match=r"1 of 4 output entries"):
         checks.expect_depends(report, "ffi", message="m")
+
+
+def test_a_poison_value_by_chance_is_not_evidence_that_a_piece_is_used():
+    """The other direction of the coincidence (make test once failed reduce_sum_rules' own
+    answer on it): an unchanged entry whose value happens to be a poison value must not make
+    an output count as depending on a piece (poison.changed, read with any()), while
+    poison.covered still excuses it for expect_depends."""
+    from autograder.shared import poison
+    pool = poison.values(4)
+    clean = np.array([0.5, pool[1], 3.0, 4.0], np.float32)
+    assert not poison.changed(clean, clean.copy()).any()
+    assert poison.covered(clean, clean.copy(), [4]).tolist() == [False, True, False, False]

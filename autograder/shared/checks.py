@@ -161,7 +161,7 @@ def expect_depends(report: dict, piece: str, *, message: str) -> None:
     entry = _poisoned(report, piece)
     expect(entry is not None, message)
     for clean, poisoned in zip(report["value"], entry["outputs"]):
-        changed = poison.changed(clean, poisoned, entry.get("sizes"))
+        changed = poison.covered(clean, poisoned, entry.get("sizes"))
         if not np.all(changed):
             fail(f"{message} ({np.size(changed) - np.count_nonzero(changed)} of {np.size(changed)} "
                  "output entries do not depend on it).")

@@ -27,19 +27,26 @@ def values(n: int) -> np.ndarray:
     return np.where(h & np.uint64(1), -v, v).astype(np.float32)
 
 
-def changed(clean, poisoned, sizes: list[int] | None = None) -> np.ndarray:
+def changed(clean, poisoned) -> np.ndarray:
     """Element-wise: did the poisoned output differ from the clean one? (NaN == NaN here,
-    so a NaN that stays NaN did not change.) An element whose clean value is itself one of
-    the poison values (`sizes`: the poisoned buffers' element counts; the output's own
-    size by default) cannot show a change there, so it counts as changed: with 2^24 poison
-    values in [1, 2), an output of 131072 entries in that range meets one by chance in
-    about one grading of a hundred, and the values tests grade what it holds."""
+    so a NaN that stays NaN did not change.) The question "does this output use the piece
+    at all?" reads this with any()."""
     clean, poisoned = np.asarray(clean, np.float64), np.asarray(poisoned, np.float64)
-    same = np.asarray((clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned)))
-    out = np.array(~same)   # an array even for a 0-d output, so entries can be set
+    return np.array(~((clean == poisoned) | (np.isnan(clean) & np.isnan(poisoned))))
+
+
+def covered(clean, poisoned, sizes: list[int] | None = None) -> np.ndarray:
+    """Element-wise, for "every entry depends on the piece" (read with all()): changed, or
+    unable to show a change because the clean value is itself one of the poison values
+    (`sizes`: the poisoned buffers' element counts; the output's own size by default). With
+    2^24 poison values in [1, 2), an output of 131072 entries in that range meets one by
+    chance in about one grading of a hundred, and the values tests grade what it holds.
+    Never read it with any(): an excused entry is not evidence that the piece is used."""
+    out = changed(clean, poisoned)
+    same = ~out
     if same.any():   # only the unchanged entries are looked up (most outputs have none)
         pool = values(max([*(sizes or []), int(np.size(poisoned))], default=0))
-        out[same] = np.isin(poisoned[same].astype(np.float32), pool)
+        out[same] = np.isin(np.asarray(poisoned, np.float64)[same].astype(np.float32), pool)
     return out
 
 

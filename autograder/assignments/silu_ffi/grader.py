@@ -279,9 +279,9 @@ def _backward_coverage(report, k, forward, as_forward):
         entry = report["poisoned"].get(f"call:{i}")
         if entry is None or c["course"]:
             continue
-        mask = poison.changed(value, entry["outputs"][k], entry.get("sizes"))
-        if not mask.any():
+        if not poison.changed(value, entry["outputs"][k]).any():
             continue                      # a call this output does not depend on
+        mask = poison.covered(value, entry["outputs"][k], entry.get("sizes"))
         if c["handler"] in forward:
             if not as_forward(c):
                 misused.append(c["target"])
