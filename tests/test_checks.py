@@ -84,7 +84,8 @@ def test_an_output_that_equals_a_poison_value_by_chance_is_not_a_missing_depende
     clean = np.array([0.5, pool[1], 3.0, 4.0], np.float32)
     poisoned = pool.copy()
     poisoned[1] = clean[1]
-    report = {"value": [clean], "poisoned": {"ffi": {"outputs": [poisoned], "sizes": [4]}}}
+    from autograder.shared.evidence import Report, Run
+    report = Report([], [clean], {"ffi": Run([poisoned], [4])}, [])
     checks.expect_depends(report, "ffi", message="m")
     poisoned[2] = clean[2]
     with pytest.raises(AssertionError, match=r"1 of 4 output entries"):

@@ -35,23 +35,23 @@ def _text(fn, *args):
 
 def test_a_program_is_read_and_run_on_the_graders_input():
     report = program.report(_text(_rms_prim(), X), [X], each=True)
-    assert report["refused"] == ""
-    (call,) = report["calls"]
-    assert (call["target"], call["kind"], call["course"]) == ("rms_norm", "ffi", True)
-    assert call["attributes"]["eps"].type == "f32"
-    np.testing.assert_allclose(report["value"][0], rms_norm_np64(X, 1e-5), rtol=1e-5)
+    assert report.refused == ""
+    (call,) = report.calls
+    assert (call.target, call.kind, call.course) == ("rms_norm", "ffi", True)
+    assert call.attributes["eps"].type == "f32"
+    np.testing.assert_allclose(report.value[0], rms_norm_np64(X, 1e-5), rtol=1e-5)
     # the poisoned run: the kernel's output replaced by the poison pattern, element for element
-    np.testing.assert_array_equal(report["poisoned"]["ffi"]["outputs"][0].ravel(), poison.values(X.size))
-    assert report["poisoned"]["call:0"]["sizes"] == [X.size]
-    assert "custom-call" in report["opcodes"] and "divide" not in report["opcodes"]
+    np.testing.assert_array_equal(report.run("ffi").outputs[0].ravel(), poison.values(X.size))
+    assert report.run("call:0").sizes == [X.size]
+    assert "custom-call" in report.opcodes and "divide" not in report.opcodes
 
 
 def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it():
     """A program that computes something else gives that, whatever its maker claims."""
     text = _text(lambda v: v * 2, X)
     report = program.report(text, [X])
-    assert report["calls"] == [] and report["poisoned"]["ffi"] is None
-    np.testing.assert_array_equal(report["value"][0], X * 2)
+    assert report.calls == [] and report.run("ffi") is None
+    np.testing.assert_array_equal(report.value[0], X * 2)
 
 
 def test_a_program_asked_again_is_compiled_once_unless_a_target_means_another_function(monkeypatch):
@@ -66,9 +66,9 @@ def test_a_program_asked_again_is_compiled_once_unless_a_target_means_another_fu
     assert len(compiles) == 2   # the program and its run with the kernel poisoned (ffi = call:0)
     again = program.report(text, [X], each=True)
     assert len(compiles) == 2
-    np.testing.assert_array_equal(again["value"][0], first["value"][0])
-    np.testing.assert_array_equal(again["poisoned"]["ffi"]["outputs"][0], first["poisoned"]["ffi"]["outputs"][0])
-    np.testing.assert_allclose(program.report(text, [X * 2])["value"][0], rms_norm_np64(X * 2, 1e-5), rtol=1e-5)
+    np.testing.assert_array_equal(again.value[0], first.value[0])
+    np.testing.assert_array_equal(again.run("ffi").outputs[0], first.run("ffi").outputs[0])
+    np.testing.assert_allclose(program.report(text, [X * 2]).value[0], rms_norm_np64(X * 2, 1e-5), rtol=1e-5)
     assert len(compiles) == 2   # other values, same types: the same executable
     other = program.Handlers()
     other.describe = lambda target: {"handler": "0xother", "course": True}
@@ -86,7 +86,7 @@ def test_a_program_asked_again_is_compiled_once_unless_a_target_means_another_fu
 ])
 def test_a_program_the_grader_will_not_run_is_refused_with_the_reason(make, refused):
     report = program.handle({"op": "run", "text": make(), "args": [X]})
-    assert report["value"] is None and report["refused"].startswith(refused)
+    assert report.value is None and report.refused.startswith(refused)
 
 
 def _callback_program():
@@ -99,7 +99,8 @@ def _callback_program():
     def fn(v):
         y = jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), v)
         return jax.numpy.sin(y) + jax.pure_callback(double, jax.ShapeDtypeStruct(v.shape, v.dtype), y)
-    text, _, pid, recorded = handover.program(fn, X)
+    handed = handover.program(fn, X)
+    text, pid, recorded = handed.text, handed.pid, handed.recorded
     served = []
 
     def serve(index, operands, context):
@@ -113,14 +114,14 @@ def _callback_program():
 def test_a_program_with_host_callbacks_is_run_here_each_callback_served_by_the_witness():
     text, serve, served, _ = _callback_program()
     report = program.report(text, [X], serve=serve, replace=1)
-    assert report["refused"] == "" and [c["kind"] for c in report["calls"]] == ["host_callback"] * 2
-    np.testing.assert_allclose(report["value"][0], np.sin(2 * X) + 4 * X, rtol=1e-6)
-    assert "sin" in report["opcodes"]          # JAX's math, outside the callbacks, seen here
+    assert report.refused == "" and [c.kind for c in report.calls] == ["host_callback"] * 2
+    np.testing.assert_allclose(report.value[0], np.sin(2 * X) + 4 * X, rtol=1e-6)
+    assert "sin" in report.opcodes          # JAX's math, outside the callbacks, seen here
     # every host callback poisoned: the poison's values flow through sin(y) + poison
-    poisoned = report["poisoned"]["host_callback"]["outputs"][0]
-    assert not np.isclose(poisoned, report["value"][0]).any()
+    poisoned = report.run("host_callback").outputs[0]
+    assert not np.isclose(poisoned, report.value[0]).any()
     # the run whose callbacks the witness serves with the host function poisoned (context 0)
-    np.testing.assert_array_equal(report["poisoned"]["replace:0"]["outputs"][0], np.zeros_like(X))
+    np.testing.assert_array_equal(report.run("replace:0").outputs[0], np.zeros_like(X))
     assert {c for _, c in served} == {-1, 0} and {i for i, _ in served} == {0, 1}
 
 
@@ -132,10 +133,10 @@ def test_an_io_callback_is_a_host_callback_but_not_a_pure_callback():
     text = _text(lambda v: (jax.pure_callback(lambda a: a * 2, declared, v),
                             io_callback(lambda a: a * 3, declared, v)), X)
     report = program.report(text, [X], serve=lambda index, operands, context: [operands[0] * (2 + index)])
-    assert [c["side_effect"] for c in report["calls"]] == [False, True]
-    pure, host = report["poisoned"]["pure_callback"]["outputs"], report["poisoned"]["host_callback"]["outputs"]
-    assert poison.changed(report["value"][0], pure[0]).all() and not poison.changed(report["value"][1], pure[1]).any()
-    assert poison.changed(report["value"][1], host[1]).all()
+    assert [c.side_effect for c in report.calls] == [False, True]
+    pure, host = report.run("pure_callback").outputs, report.run("host_callback").outputs
+    assert poison.changed(report.value[0], pure[0]).all() and not poison.changed(report.value[1], pure[1]).any()
+    assert poison.changed(report.value[1], host[1]).all()
 
 
 @pytest.mark.parametrize("result, refused", [
@@ -147,7 +148,7 @@ def test_a_served_result_unlike_the_declaration_is_refused(result, refused):
     """The witness's reply is checked against the program's own declaration."""
     text, _, _, _ = _callback_program()
     report = program.report(text, [X], serve=lambda index, ops, context: result(ops))
-    assert report["value"] is None and refused in report["refused"]
+    assert report.value is None and refused in report.refused
 
 
 def test_calls_the_witness_recorded_with_the_same_operands_are_served_from_its_record():
@@ -156,12 +157,12 @@ def test_calls_the_witness_recorded_with_the_same_operands_are_served_from_its_r
     text, serve, served, recorded = _callback_program()
     assert [c for c, _ in recorded] == [-1] and len(recorded[0][1]) == 2
     report = program.report(text, [X], serve=serve, recorded=recorded)
-    np.testing.assert_allclose(report["value"][0], np.sin(2 * X) + 4 * X, rtol=1e-6)
+    np.testing.assert_allclose(report.value[0], np.sin(2 * X) + 4 * X, rtol=1e-6)
     # the clean run: both calls from the record; the run with every callback poisoned reaches none
     assert served == []
     forged = [[-1, [[0, [X], [np.zeros_like(X)]]]]]   # a record whose operands differ from the run's: not used
     report = program.report(text, [X + 1], serve=serve, recorded=forged)
-    np.testing.assert_allclose(report["value"][0], np.sin(2 * (X + 1)) + 4 * (X + 1), rtol=1e-6)
+    np.testing.assert_allclose(report.value[0], np.sin(2 * (X + 1)) + 4 * (X + 1), rtol=1e-6)
     assert len(served) == 2
 
 
@@ -171,8 +172,8 @@ def test_a_kernel_that_rejects_its_attributes_is_reported_with_the_calls():
     mlir.register_lowering(p, lambda ctx, x, eps: jax.ffi.ffi_lowering("rms_norm")(ctx, x, eps=float(eps)),
                            platform="cpu")
     report = program.handle({"op": "run", "text": _text(lambda v: p.bind(v, eps=1e-5), X), "args": [X]})
-    assert report["value"] is None and report["refused"].startswith("running it raised")
-    assert report["calls"][0]["attributes"]["eps"].type == "f64"
+    assert report.value is None and report.refused.startswith("running it raised")
+    assert report.calls[0].attributes["eps"].type == "f64"
 
 
 def _account(name):
@@ -192,14 +193,14 @@ def test_the_executor_process_runs_as_its_own_user_and_a_crash_is_contained():
         executor = Executor(Path(tmp) / "executor", limits)
         try:
             report = executor.run({"op": "run", "text": _text(_rms_prim(), X), "args": [X]})
-            np.testing.assert_allclose(report["value"][0], rms_norm_np64(X, 1e-5), rtol=1e-5)
+            np.testing.assert_allclose(report.value[0], rms_norm_np64(X, 1e-5), rtol=1e-5)
             uid = int(next(l for l in open(f"/proc/{executor.proc.pid}/status") if l.startswith("Uid:")).split()[1])
             assert uid == _account("executor").pw_uid
             os.kill(executor.proc.pid, 9)
             with pytest.raises(Unanswered, match="crashed with SIGKILL"):
                 executor.run({"op": "run", "text": _text(_rms_prim(), X), "args": [X]})
             restarted = executor.run({"op": "run", "text": _text(lambda v: v + 1, X), "args": [X]})
-            assert restarted["value"][0].shape == X.shape
+            assert restarted.value[0].shape == X.shape
         finally:
             executor.close()
 
@@ -246,12 +247,12 @@ def test_the_answers_source_is_compiled_by_the_grader_and_run_under_the_names_it
     handlers, text = _answer("t_fwd_a", "t_bwd_a")
     bindings = {"t_fwd_a": {"symbol": "Triple3", "course": False}, "t_bwd_a": {"symbol": "Double2", "course": False}}
     report = program.report(text, [X], each=True, handlers=handlers, bindings=bindings)
-    assert report["refused"] == ""
-    np.testing.assert_allclose(report["value"][0], X * 6, rtol=1e-6)
-    first, second = report["calls"]
-    assert first["handler"] != second["handler"] and not first["course"]
+    assert report.refused == ""
+    np.testing.assert_allclose(report.value[0], X * 6, rtol=1e-6)
+    first, second = report.calls
+    assert first.handler != second.handler and not first.course
     direct = program.call(text, 0, [X.ravel()], handlers=handlers, bindings=bindings)
-    np.testing.assert_allclose(direct["outputs"][0], X * 3, rtol=1e-6)
+    np.testing.assert_allclose(direct.outputs[0], X * 3, rtol=1e-6)
 
 
 @NEEDS_COMPILER
@@ -259,36 +260,36 @@ def test_the_witness_word_on_bindings_cannot_reach_beyond_the_answers_own_functi
     handlers, text = _answer("t_one", "t_two")
     same = {"t_one": {"symbol": "Triple3"}, "t_two": {"symbol": "Triple3"}}
     report = program.report(text, [X], handlers=handlers, bindings=same)
-    assert report["calls"][0]["handler"] == report["calls"][1]["handler"]   # one function, two names
-    np.testing.assert_allclose(report["value"][0], X * 9, rtol=1e-6)
+    assert report.calls[0].handler == report.calls[1].handler   # one function, two names
+    np.testing.assert_allclose(report.value[0], X * 9, rtol=1e-6)
     assert "bound to two different functions" in program.report(
-        text, [X], handlers=handlers, bindings={"t_one": {"symbol": "Double2"}, "t_two": {"symbol": "Triple3"}})["refused"]
+        text, [X], handlers=handlers, bindings={"t_one": {"symbol": "Double2"}, "t_two": {"symbol": "Triple3"}}).refused
     handlers, text = _answer("t_three")
     nowhere = "which none of your C++ files defines as the grader compiled them (silu.cc)"
     for bindings, refused in [({"t_three": {"symbol": "system"}}, nowhere),
                               ({"t_three": {"symbol": "RmsNorm", "course": False}}, nowhere),
                               ({"t_three": {"symbol": "Triple3", "course": True}}, "which the course's kernels do not export"),
                               ({}, "was not registered from a function")]:
-        assert refused in program.report(text, [X], handlers=handlers, bindings=bindings)["refused"]
+        assert refused in program.report(text, [X], handlers=handlers, bindings=bindings).refused
     handlers, text = _answer(poison.TARGET)
-    assert "the grader's own FFI target" in program.report(text, [X], handlers=handlers, bindings={})["refused"]
+    assert "the grader's own FFI target" in program.report(text, [X], handlers=handlers, bindings={}).refused
 
 
 @NEEDS_COMPILER
 def test_a_source_that_does_not_compile_or_is_missing_refuses_with_the_reason():
     from autograder.executor.handlers import Handlers
     handlers, text = _answer("t_four", sources={"silu.cc": "this is not C++"})
-    refused = program.report(text, [X], handlers=handlers, bindings={"t_four": {"symbol": "Triple3"}})["refused"]
+    refused = program.report(text, [X], handlers=handlers, bindings={"t_four": {"symbol": "Triple3"}}).refused
     assert refused.startswith("the FFI target t_four is registered from Triple3, which none of your C++ files "
                               "defines as the grader compiled them; your silu.cc did not compile for the grader "
                               "(as C++17, C++20 or C++23): silu.cc:1:1: error:")
     handlers = Handlers()
     handlers.answer_cpp({}, {}, ["silu.cc was not read: it is a symbolic link"])
-    refused = program.report(text, [X], handlers=handlers, bindings={"t_four": {"symbol": "Triple3"}})["refused"]
+    refused = program.report(text, [X], handlers=handlers, bindings={"t_four": {"symbol": "Triple3"}}).refused
     assert refused == ("the FFI target t_four is registered from Triple3, but the grader found no C++ source that "
                        "your notebook wrote in its folder, its subfolders or its temporary folder (silu.cc was not "
                        "read: it is a symbolic link)")
-    refused = program.report(text, [X], handlers=Handlers(), bindings={"t_four": {"symbol": "Triple3"}})["refused"]
+    refused = program.report(text, [X], handlers=Handlers(), bindings={"t_four": {"symbol": "Triple3"}}).refused
     assert refused.endswith("which is not one of the course's kernels, and the grader compiles no C++ of yours "
                             "for this task")   # ffi_lowering: the runner hands over no C++
 
@@ -300,8 +301,8 @@ def test_a_course_target_claimed_as_the_answers_runs_the_course_kernel_and_count
     handlers, _ = _answer()
     text = _text(_rms_prim(), X)
     report = program.report(text, [X], handlers=handlers, bindings={"rms_norm": {"symbol": "Triple3", "course": False}})
-    assert report["refused"] == "" and report["calls"][0]["course"]
-    np.testing.assert_allclose(report["value"][0], rms_norm_np64(X, 1e-5), rtol=1e-5)
+    assert report.refused == "" and report.calls[0].course
+    np.testing.assert_allclose(report.value[0], rms_norm_np64(X, 1e-5), rtol=1e-5)
 
 
 def _scaling(symbol, factor="k", prelude=""):
@@ -334,9 +335,9 @@ def test_every_source_is_compiled_wherever_and_however_it_is_named_with_the_head
     headers = {"cpp/scale.h": "static const float kTwo = 2;\n", "shared/k.h": "static const float kOne = 1;\n"}
     handlers, text = _answer("t_lay_2", "t_lay_3", "t_lay_5", sources=sources, headers=headers)
     report = _run(handlers, text, {"t_lay_2": "TwoLayout", "t_lay_3": "ThreeLayout", "t_lay_5": "FiveLayout"})
-    assert report["refused"] == ""
-    np.testing.assert_allclose(report["value"][0], X * 30, rtol=1e-6)
-    assert len({c["handler"] for c in report["calls"]}) == 3
+    assert report.refused == ""
+    np.testing.assert_allclose(report.value[0], X * 30, rtol=1e-6)
+    assert len({c.handler for c in report.calls}) == 3
 
 
 CXX20_ONLY = "#include <span>\nconsteval float Seven() { return 7; }"
@@ -354,22 +355,22 @@ def test_a_source_that_needs_cxx20_is_compiled_as_cxx20():
         assert as17.returncode != 0
     handlers, text = _answer("t_cxx20", sources={"kernels/silu20.cc": source})
     report = _run(handlers, text, {"t_cxx20": "SevenCxx20"})
-    assert report["refused"] == ""
-    np.testing.assert_allclose(report["value"][0], X * 7, rtol=1e-6)
+    assert report.refused == ""
+    np.testing.assert_allclose(report.value[0], X * 7, rtol=1e-6)
 
 
 @NEEDS_COMPILER
 def test_a_symbol_two_sources_define_differently_is_refused_and_a_copy_is_one_function():
     handlers, text = _answer("t_twice", sources={"good.cc": _scaling("TwiceDefined", "2"),
                                                  "silu.cc": _scaling("TwiceDefined", "3")})
-    assert _run(handlers, text, {"t_twice": "TwiceDefined"})["refused"] == (
+    assert _run(handlers, text, {"t_twice": "TwiceDefined"}).refused == (
         "the FFI target t_twice is registered from TwiceDefined, which your C++ files good.cc, silu.cc each "
         "define differently, so the grader cannot tell which one you registered; define it in one file only")
     copy = _scaling("CopiedOnce", "4")
     handlers, text = _answer("t_copy", sources={"silu.cc": copy, "cpp/silu.cc": copy})
     report = _run(handlers, text, {"t_copy": "CopiedOnce"})
-    assert report["refused"] == ""
-    np.testing.assert_allclose(report["value"][0], X * 4, rtol=1e-6)
+    assert report.refused == ""
+    np.testing.assert_allclose(report.value[0], X * 4, rtol=1e-6)
 
 
 @NEEDS_COMPILER
@@ -378,10 +379,10 @@ def test_a_broken_source_matters_only_when_the_needed_symbol_is_found_nowhere():
                "scratch.cc": "int broken("}
     handlers, text = _answer("t_needed", sources=sources)
     report = _run(handlers, text, {"t_needed": "NeededSix"})
-    assert report["refused"] == ""
-    np.testing.assert_allclose(report["value"][0], X * 6, rtol=1e-6)
+    assert report.refused == ""
+    np.testing.assert_allclose(report.value[0], X * 6, rtol=1e-6)
     handlers, text = _answer("t_missing", sources=sources)
-    refused = _run(handlers, text, {"t_missing": "Missing"})["refused"]
+    refused = _run(handlers, text, {"t_missing": "Missing"}).refused
     # the broken file that names the symbol is the one reported, with its compiler errors
     assert refused.startswith("the FFI target t_missing is registered from Missing, which none of your C++ files "
                               "defines as the grader compiled them (silu.cc); your old_attempt.cc did not compile "

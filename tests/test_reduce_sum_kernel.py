@@ -104,7 +104,7 @@ def test_the_notebooks_own_lowering_is_what_primitive_state_measures():
     x = data((3, 4), 3)
     witness.primitive_state(p, x, (1,), lower_to_kernel=True)
     state = witness.primitive_state(p, x, (1,), lower_to_kernel=True)
-    np.testing.assert_allclose(state["lowering"], 2 * x.astype(np.float64).sum(1), rtol=1e-6)
+    np.testing.assert_allclose(state.lowering, 2 * x.astype(np.float64).sum(1), rtol=1e-6)
     np.testing.assert_allclose(jax.jit(lambda v: f(v, (1,)))(x), x.astype(np.float64).sum(1), rtol=1e-6)
     assert [c.target for c in _calls(lambda v: f(v, (1,)), x)] == [reduce_sum.TARGET]
 
@@ -125,5 +125,5 @@ def test_the_primitive_poison_still_replaces_the_kernel_and_puts_it_back():
     witness.primitive_state(p, x, (0,), lower_to_kernel=True)
     jitted = jax.jit(lambda v: f(v, (0,)))
     report = witness.rule_dependence(jitted, x, primitive=p, pieces=("primitive",))
-    np.testing.assert_allclose(report["poisoned"]["primitive"]["outputs"][0], kit.weighted_sum64(x, (0,)), rtol=1e-5)
+    np.testing.assert_allclose(report.run("primitive").outputs[0], kit.weighted_sum64(x, (0,)), rtol=1e-5)
     assert [c.target for c in _calls(lambda v: f(v, (0,)), x)] == [reduce_sum.TARGET]

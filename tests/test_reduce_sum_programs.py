@@ -63,15 +63,15 @@ def test_each_bind_is_a_kernel_call_with_its_axes_and_every_value_depends_on_it(
     report = ask.program("(lambda v, r: (custom_reduce_sum(v, (0, 2)), jax.jvp(lambda u: custom_reduce_sum(u, (1,)), "
                          "(v,), (r,)), jax.vmap(lambda u: custom_reduce_sum(u, (0,)), in_axes=2)(v)))", "x", "t",
                          x=x, t=t, what="three paths", each=True)
-    calls = [(c["target"], list(c["attributes"]["axis"]["value"]), c["operand_types"][0]) for c in report["calls"]]
+    calls = [(c.target, list(c.attribute("axis")), c.operand_types[0]) for c in report.calls]
     assert calls == [(kit.TARGET, [0, 2], "tensor<2x3x4xf32>"), (kit.TARGET, [1], "tensor<2x3x4xf32>"),
                      (kit.TARGET, [1], "tensor<2x3x4xf32>"), (kit.TARGET, [1], "tensor<4x2x3xf32>")]
     x64, t64 = x.astype(np.float64), t.astype(np.float64)
-    for got, want in zip(report["value"], [x64.sum((0, 2)), x64.sum(1), t64.sum(1), np.moveaxis(x64, 2, 0).sum(1)]):
+    for got, want in zip(report.value, [x64.sum((0, 2)), x64.sum(1), t64.sum(1), np.moveaxis(x64, 2, 0).sum(1)]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-    for clean, poisoned in zip(report["value"], report["poisoned"]["ffi"]["outputs"]):
+    for clean, poisoned in zip(report.value, report.run("ffi").outputs):
         assert np.all(poison.changed(clean, poisoned))
-    alone = [[bool(np.any(poison.changed(c, p))) for c, p in zip(report["value"], report["poisoned"][f"call:{k}"]["outputs"])]
+    alone = [[bool(np.any(poison.changed(c, p))) for c, p in zip(report.value, report.run(f"call:{k}").outputs)]
              for k in range(4)]
     assert alone == [[k == i for i in range(4)] for k in range(4)]   # call k feeds output k alone
 

@@ -19,20 +19,20 @@ T = jnp.asarray(np.random.default_rng(2).standard_normal((2, 3, 4)).astype(np.fl
 
 def _all_changed(report, piece):
     return all(np.all(poison.changed(c, p)) for c, p in
-               zip(report["value"], report["poisoned"][piece]["outputs"]))
+               zip(report.value, report.run(piece).outputs))
 
 
 def test_a_fresh_primitive_has_only_name_impl_and_abstract_eval():
     """Does primitive_state see exactly what Primitive(name)/def_impl/def_abstract_eval set, and an override?"""
     p, _ = ch.reduce_sum_primitive("rs_state")
     state = witness.primitive_state(p, X, (0, 2))
-    assert state["plain"] and state["attributes"] == ["abstract_eval", "impl", "name"]
-    np.testing.assert_allclose(state["impl"], np.asarray(X).sum((0, 2)), rtol=1e-6)
-    np.testing.assert_allclose(state["lowering"], np.asarray(X).sum((0, 2)), rtol=1e-6)
-    assert state["abstract_eval"] == {"shape": [3], "dtype": "float32", "effects": 0}
+    assert state.plain and state.attributes == ["abstract_eval", "impl", "name"]
+    np.testing.assert_allclose(state.impl, np.asarray(X).sum((0, 2)), rtol=1e-6)
+    np.testing.assert_allclose(state.lowering, np.asarray(X).sum((0, 2)), rtol=1e-6)
+    assert state.abstract_eval == {"shape": [3], "dtype": "float32", "effects": 0}
     p.bind_with_trace = lambda *a: None
-    assert "bind_with_trace" in witness.primitive_state(p, X, (0, 2))["attributes"]
-    assert not witness.primitive_state(type("Sub", (Primitive,), {})("rs_sub"), X, (0,))["plain"]
+    assert "bind_with_trace" in witness.primitive_state(p, X, (0, 2)).attributes
+    assert not witness.primitive_state(type("Sub", (Primitive,), {})("rs_sub"), X, (0,)).plain
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -49,7 +49,7 @@ def test_each_path_depends_on_its_rule(jit):
         assert _all_changed(report, piece), piece
         # afterwards the clean result is back: nothing poisoned stays cached
         again = jax.tree.leaves(fn(*args))
-        for clean, now in zip(report["value"], again):
+        for clean, now in zip(report.value, again):
             np.testing.assert_array_equal(clean, np.asarray(now))
 
 
@@ -64,7 +64,7 @@ def test_a_decoy_multiplied_by_zero_changes_nothing():
         X, T, jnp.ones(3), primitive=p)
     for piece in ("primitive", "jvp", "transpose", "batching"):
         assert not any(np.any(poison.changed(c, q)) for c, q in
-                       zip(report["value"], report["poisoned"][piece]["outputs"])), piece
+                       zip(report.value, report.run(piece).outputs)), piece
     with pytest.raises(AssertionError, match="do not depend on it"):
         checks.expect_depends(report, "jvp", message="jvp")
 
@@ -81,7 +81,7 @@ def test_tables_are_put_back_whatever_happens():
         return v
 
     report = witness.rule_dependence(boom, X, primitive=p)
-    assert report["poisoned"]["jvp"] is None and "SystemExit" in report["errors"]["jvp"]
+    assert report.run("jvp") is None and "SystemExit" in report.errors["jvp"]
     after = (ad.primitive_jvps[p], ad.primitive_transposes[p], I.batching_rule(p), vars(p)["impl"],
              mlir._lowerings[p])
     assert all(a is b for a, b in zip(before, after))

@@ -17,12 +17,9 @@ def test_values(env):
     import numpy as np
     from autograder.shared import checks, probe
 
-    def case():
-        ask = probe.connect(env)
+    with probe.case(env, concept="f") as ask:
         x = ask.normal(1, (3,))
         checks.expect_close(ask.run("f(x)", x=x), np.asarray(x, np.float64), what="f(x)")
-
-    checks.run_case(case, concept="f")
 '''
 
 
@@ -47,7 +44,7 @@ def test_the_shipped_test_cells_are_clean(name):
     ("", None),
     (("np.asarray(x, np.float64)", "numpy.asarray(x, np.float64)"), "cell 2 (test_values): unknown name 'numpy'"),
     (("checks.expect_close(", "checks.expect_closee("), "cell 2 (test_values): checks.expect_closee does not exist"),
-    (("    checks.run_case(case", "    checks.run_case(case,,"), "cell 2 (test_values): syntax error on line 13"),
+    (("    with probe.case(env,", "    with probe.case(env,,"), "cell 2 (test_values): syntax error on line 8"),
     (("from autograder.shared import checks, probe", "from autograder.shared import checks, probes"),
      "cannot import 'autograder.shared.probes'"),
 ])

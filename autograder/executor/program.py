@@ -4,22 +4,19 @@ inputs, with only handlers the grader chose loaded (autograder/executor/handlers
 course's kernels; the C++ files the answer wrote, compiled by the grader). __main__.py runs this
 in its own unprivileged process; Otter's in-process checks call it directly.
 
-`report(text, args)` gives what autograder.witness.provenance.trace gives, plus the optimized
-program's opcodes, all computed from the program itself:
-- "calls": every custom_call in program order ({"target", "kind", "handler", "course",
-  "attributes": the FFI attributes, {name: {"value", "type"}}, "operand_types",
-  "result_types", "side_effect": an io_callback's has_side_effect}), read from the parsed
-  module before anything runs;
-- "value": the flat outputs of the program run as it is, on `args`;
-- "poisoned": the outputs with every FFI custom_call (and, with `each`, each one alone), and
+`report(text, args)` gives an evidence.Report, all computed from the program itself:
+- calls: every custom_call in program order (evidence.Call), read from the parsed module
+  before anything runs;
+- value: the flat outputs of the program run as it is, on `args`;
+- poisoned: the outputs with every FFI custom_call (and, with `each`, each one alone), and
   every host callback ("host_callback"; "pure_callback": those without side effects, what
   jax.pure_callback lowers to), retargeted to the poison handler (autograder.shared.poison), and
   with each host function the request names (`replace`: scipy.special.gammaln) poisoned
   where the witness serves the callbacks, so the verdicts can say whether the output
   depends on a piece and leaves it unchanged;
-- "opcodes": the operations of the compiled module after XLA dropped dead code;
-- "refused": why the program was not run (a host callback and nobody to serve it; an FFI
-  target the grader does not hold; inputs that do not match), with "value" None.
+- opcodes: the operations of the compiled module after XLA dropped dead code;
+- refused: why the program was not run (a host callback and nobody to serve it; an FFI
+  target the grader does not hold; inputs that do not match), with value None.
 
 A host callback (what jax.pure_callback lowers to) is the only student Python a program
 holds. The executor runs the program itself; each callback the run reaches is served by
@@ -43,7 +40,8 @@ from jax._src.interpreters import mlir as jax_mlir
 from jax.extend.mlir import ir
 
 from autograder.executor.handlers import Handlers
-from autograder.shared import poison, stablehlo
+from autograder.shared import evidence, poison, stablehlo
+from autograder.shared.evidence import Call, KernelCall, Report, Run
 
 _handlers = Handlers()   # this process's: the course's kernels, the answer's C++ as compiled here
 
@@ -122,10 +120,8 @@ def _read(text: str, handlers: Handlers, bindings: dict, serve=None):
         refused = "it runs a host callback and nobody serves it"
     else:
         refused = handlers.resolve(sorted({c.target for c in found if c.kind == "ffi"}), bindings)
-    calls = [{"target": c.target, "kind": c.kind, "attributes": c.attributes,
-              "operand_types": list(c.operand_types), "result_types": list(c.result_types),
-              "side_effect": c.side_effect,
-              **(handlers.describe(c.target) if c.kind == "ffi" else {"handler": "", "course": False})}
+    calls = [Call(c.target, c.kind, dict(c.attributes), list(c.operand_types), list(c.result_types),
+                  c.side_effect, **(handlers.describe(c.target) if c.kind == "ffi" else {}))
              for c in found]
     return module, calls, refused
 
@@ -157,13 +153,13 @@ class _Served:
     the request's `replace` names the witness poisons while serving (-1: none). `problem`
     keeps the first failure's sentence (XLA wraps it in a traceback)."""
 
-    def __init__(self, calls: list[dict], serve, context: int, recorded: dict | None = None) -> None:
+    def __init__(self, calls: list[Call], serve, context: int, recorded: dict | None = None) -> None:
         self.declared: dict[int, list] = {}
         for c in calls:
-            if c["kind"] == "host_callback":
-                index = c["attributes"].get("index")
-                self.declared[int(index.value if index is not None else 0)] = [
-                    stablehlo.tensor_type(t) for t in c["result_types"]]
+            if c.kind == "host_callback":
+                index = c.attribute("index")
+                self.declared[int(index if index is not None else 0)] = [
+                    stablehlo.tensor_type(t) for t in c.result_types]
         if self.declared and not 0 <= min(self.declared) <= max(self.declared) < MAX_CALLBACKS:
             raise ValueError(f"the program numbers its host callbacks beyond {MAX_CALLBACKS}")
         self.serve, self.context, self.problem = serve, context, ""
@@ -226,7 +222,7 @@ def _compile(module: ir.Module, args, targets: set[str], served: _Served, bound:
 
 
 def report(text: str, args: list, *, each: bool = False, handlers: Handlers | None = None,
-           bindings: dict | None = None, serve=None, replace: int = 0, recorded=None) -> dict:
+           bindings: dict | None = None, serve=None, replace: int = 0, recorded=None) -> Report:
     """Read and run the program `text` on `args` (see the module docstring); `bindings` is the
     witness's word on which function each of the answer's FFI targets is (handlers.py);
     `serve` answers its host callbacks, `recorded` (the witness's record of its own run's
@@ -237,80 +233,74 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
     recorded = _records(recorded)
     with jax_mlir.make_ir_context():
         module, calls, refused = _read(text, handlers, bindings or {}, serve)
-        out = {"calls": calls, "value": None, "poisoned": {}, "opcodes": [], "refused": refused}
         if refused:
-            return out
-        targets = {c["target"] for c in calls if c["kind"] in ("ffi", "host_callback")}
-        bound = tuple(sorted({(c["target"], c["handler"]) for c in calls if c["kind"] == "ffi"}))
+            return Report(calls, None, {}, [], refused)
+        targets = {c.target for c in calls if c.kind in ("ffi", "host_callback")}
+        bound = tuple(sorted({(c.target, c.handler) for c in calls if c.kind == "ffi"}))
         try:
             served = _Served(calls, serve, -1, recorded)
             compiled = _compile(module, args, targets, served, bound)   # once: the value and the opcodes
         except (ValueError, TypeError) as exc:
-            out["refused"] = str(exc)
-            return out
+            return Report(calls, None, {}, [], str(exc))
         try:
             value = _flat(compiled(*args))
         except Exception as exc:  # the kernel rejected its operands or attributes, a callback failed: the answer's
-            out["refused"] = (f"running it failed: {served.problem[:500]}" if served.problem
-                              else f"running it raised {type(exc).__name__}: {str(exc)[:300]}")
-            return out
-        out["value"] = value
-        out["opcodes"] = stablehlo.opcodes(compiled)
-        ffi = [i for i, c in enumerate(calls) if c["kind"] == "ffi"]
-        host = [i for i, c in enumerate(calls) if c["kind"] == "host_callback"]
-        pure = [i for i in host if not calls[i]["side_effect"]]   # pure_callback's, not io_callback's
-        pieces = {"ffi": ffi, "host_callback": host, "pure_callback": pure,
-                  **({f"call:{i}": [i] for i in ffi} if each else {})}
-        runs: dict[tuple, dict] = {}   # pieces of the same calls (pure_callback = host_callback, call:0 = ffi) share one run
+            return Report(calls, None, {}, [], f"running it failed: {served.problem[:500]}" if served.problem
+                          else f"running it raised {type(exc).__name__}: {str(exc)[:300]}")
+        ffi = [i for i, c in enumerate(calls) if c.kind == "ffi"]
+        host = [i for i, c in enumerate(calls) if c.kind == "host_callback"]
+        pure = [i for i in host if not calls[i].side_effect]   # pure_callback's, not io_callback's
+        pieces = {evidence.FFI: ffi, evidence.HOST_CALLBACK: host, evidence.PURE_CALLBACK: pure,
+                  **({evidence.call_piece(i): [i] for i in ffi} if each else {})}
+        poisoned: dict[str, Run | None] = {}
+        runs: dict[tuple, Run] = {}   # pieces of the same calls (pure_callback = host_callback, call:0 = ffi) share one run
         for piece, indices in pieces.items():
             if indices and tuple(indices) not in runs:
                 runs[tuple(indices)] = _poisoned(text, indices, args, targets, calls, serve, recorded, bound)
-            out["poisoned"][piece] = runs[tuple(indices)] if indices else None
+            poisoned[piece] = runs[tuple(indices)] if indices else None
         size = max((v.size for v in value), default=0)
         for i in range(replace if host else 0):   # the same program, the witness serving with a poisoned host function
             outputs = _flat(_compile(_module(text), args, targets, _Served(calls, serve, i, recorded))(*args))
-            out["poisoned"][f"replace:{i}"] = {"outputs": outputs, "sizes": [size]}
-    return out
+            poisoned[f"replace:{i}"] = Run(outputs, [int(size)])
+        return Report(calls, value, poisoned, stablehlo.opcodes(compiled))
 
 
 def call(text: str, index: int, operands: list, *, handlers: Handlers | None = None,
-         bindings: dict | None = None) -> dict:
+         bindings: dict | None = None) -> KernelCall:
     """Call custom_call number `index` (program order) of the program `text` directly: its
     target, with that custom_call's result types and FFI attributes (typed as written), on
     the grader's `operands`, each reshaped to the custom_call's operand in the same position
-    (a kernel fed a flattened x gets the grader's x flattened). Returns {"operand_types",
-    "outputs": the flat outputs, or None when the operands do not fit (count, sizes, dtypes),
-    "refused": why the call was not made}."""
+    (a kernel fed a flattened x gets the grader's x flattened). The KernelCall's outputs are
+    None when the operands do not fit (count, sizes, dtypes) or the call was refused."""
     handlers = handlers or _handlers
     with jax_mlir.make_ir_context():
         _, calls, refused = _read(text, handlers, bindings or {})
-    if not 0 <= index < len(calls) or calls[index]["kind"] != "ffi":
-        return {"operand_types": [], "outputs": None, "refused": "there is no such FFI call"}
+    if not 0 <= index < len(calls) or calls[index].kind != "ffi":
+        return KernelCall([], None, "there is no such FFI call")
     c = calls[index]
-    out = {"operand_types": c["operand_types"], "outputs": None, "refused": refused}
-    if refused or len(operands) != len(c["operand_types"]):
-        return out
+    unfit = KernelCall(c.operand_types, None, refused)
+    if refused or len(operands) != len(c.operand_types):
+        return unfit
     shaped = []
-    for operand, type_text in zip(operands, c["operand_types"]):
+    for operand, type_text in zip(operands, c.operand_types):
         operand = np.asarray(operand)
         try:
             shape, dtype = stablehlo.tensor_type(type_text)
         except TypeError:
-            return out
+            return unfit
         if operand.size != int(np.prod(shape)) or operand.dtype != dtype:
-            return out
+            return unfit
         shaped.append(operand.reshape(shape))
     try:
-        results = [jax.ShapeDtypeStruct(*stablehlo.tensor_type(t)) for t in c["result_types"]]
-        attributes = {name: _attribute_value(a) for name, a in c["attributes"].items()}
-        outputs = jax.ffi.ffi_call(c["target"], results)(*shaped, **attributes)
-        out["outputs"] = _flat(jax.block_until_ready(outputs))
+        results = [jax.ShapeDtypeStruct(*stablehlo.tensor_type(t)) for t in c.result_types]
+        attributes = {name: _attribute_value(a) for name, a in c.attributes.items()}
+        outputs = jax.ffi.ffi_call(c.target, results)(*shaped, **attributes)
+        return KernelCall(c.operand_types, _flat(jax.block_until_ready(outputs)))
     except Exception as exc:  # the kernel rejected the call: the answer's
-        out["refused"] = f"calling it raised {type(exc).__name__}: {str(exc)[:300]}"
-    return out
+        return KernelCall(c.operand_types, None, f"calling it raised {type(exc).__name__}: {str(exc)[:300]}")
 
 
-def _attribute_value(attribute: stablehlo.Attribute):
+def _attribute_value(attribute: evidence.Attribute):
     """An FFI attribute as the lowering typed it (f32 -> np.float32, i64 -> np.int64, ...)."""
     if attribute.type in stablehlo.MLIR_DTYPES:
         return stablehlo.MLIR_DTYPES[attribute.type](attribute.value)
@@ -320,34 +310,34 @@ def _attribute_value(attribute: stablehlo.Attribute):
                     "cannot be passed again")
 
 
-def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: list[dict], serve,
-              recorded: dict, bound: tuple = ()) -> dict:
+def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: list[Call], serve,
+              recorded: dict, bound: tuple = ()) -> Run:
     """The outputs with custom_calls number `indices` retargeted to the poison handler, and
     the element counts of the poisoned buffers (the other host callbacks still served)."""
     module = _module(text)
     sizes = stablehlo.retarget(module, indices, poison.TARGET)
     kept = [c for i, c in enumerate(calls) if i not in indices]
     compiled = _compile(module, args, targets | {poison.TARGET}, _Served(kept, serve, -1, recorded), bound)
-    return {"outputs": _flat(compiled(*args)), "sizes": sizes}
+    return Run(_flat(compiled(*args)), [int(n) for n in sizes])
 
 
-def handle(request: dict, handlers: Handlers | None = None, serve=None) -> dict:
-    """One request of the executor's protocol, answered with data; a program that cannot be
-    read or run is described, never raised:
+def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Report | KernelCall:
+    """One request of the executor's protocol, answered with a record; a program that cannot
+    be read or run is described, never raised:
     {"op": "run", "text", "args", "each", "bindings", "replace": n, "recorded"} -> report();
     {"op": "call", "text", "index", "operands", "bindings"} -> call().
     `serve(index, operands, context)` serves the program's host callbacks (None: a program
     holding one is refused)."""
     handlers = handlers or _handlers
     text, bindings = str(request.get("text", "")), request.get("bindings") or {}
+    is_call = request.get("op") == "call"
     try:
-        if request.get("op") == "call":
+        if is_call:
             return call(text, int(request["index"]), list(request["operands"]), handlers=handlers,
                         bindings=bindings)
         return report(text, list(request["args"]), each=bool(request.get("each")), handlers=handlers,
                       bindings=bindings, serve=serve, replace=int(request.get("replace") or 0),
                       recorded=request.get("recorded"))
     except Exception as exc:  # a malformed module, an XLA error: the answer's, reported
-        return {"calls": [], "value": None, "poisoned": {}, "opcodes": [], "operand_types": [],
-                "outputs": None,
-                "refused": f"the program could not be read or run ({type(exc).__name__}: {str(exc)[:200]})"}
+        refused = f"the program could not be read or run ({type(exc).__name__}: {str(exc)[:200]})"
+        return KernelCall([], None, refused) if is_call else Report([], None, {}, [], refused)

@@ -17,14 +17,14 @@ class Case:
     points: float
     source: str        # the test function, unparsed
     test: str = ""     # the test function's name
-    concept: str = ""  # what it checks: the concept= of its `case` (or checks.run_case) call
+    concept: str = ""  # what it checks: the concept= of its `case` call
 
 
 def _concept(function: ast.AST) -> str:
-    """The literal concept= of the `kit.case(...)` (or checks.run_case(...)) call in a test
+    """The literal concept= of the `kit.case(...)` call in a test
     function ("" if none)."""
     for node in ast.walk(function):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("case", "run_case"):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "case":
             for k in node.keywords:
                 if k.arg == "concept" and isinstance(k.value, ast.Constant):
                     return str(k.value.value)

@@ -8,7 +8,6 @@ backward pass"); the helpers add what was observed. No helper quotes test code.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,17 +28,6 @@ def describe(exc: BaseException) -> str:
     """'TypeError: the first line of its message' (at most 200 characters)."""
     lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
-
-
-def run_case(case: Callable[[], None], *, concept: str) -> None:
-    """Run one test case body; what escapes it is raised as `verdict` makes it."""
-    try:
-        case()
-    except Exception as exc:  # student code may raise anything
-        failure = verdict(exc, concept)
-    else:
-        return
-    raise failure
 
 
 def verdict(exc: Exception, concept: str) -> AssertionError:
@@ -134,60 +122,55 @@ def expect_rules(have: dict[str, bool], *, name: str,
              f"{' and '.join(f'the {r} in {where[r]}[{name}]' for r in missing)}.")
 
 
-# ---- provenance: what a result depends on (reports of autograder.witness.provenance.trace) ----
+# ---- what a result depends on (an evidence.Report; autograder.shared.gates wraps these) ----
 
-def expect_ran(report: dict, what: str) -> None:
+def expect_ran(report, what: str) -> None:
     """The executor ran the program behind `report` (probe.Ask.program) on the grader's inputs."""
-    expect(report["value"] is not None,
-           f"The grader's run of the compiled program of {what} failed: {report['refused']}.")
+    expect(report.ran, f"The grader's run of the compiled program of {what} failed: {report.refused}.")
 
 
-def _poisoned(report: dict, piece: str):
-    entry = report["poisoned"].get(piece)
-    return None if entry is None else entry
-
-
-def callback_piece(report: dict) -> str:
+def callback_piece(report) -> str:
     """The piece a callback's verdict asks for: "pure_callback" where the report tells it from
     io_callback (the executor's), "host_callback" where it cannot (an eager trace)."""
-    return "pure_callback" if "pure_callback" in report["poisoned"] else "host_callback"
+    from autograder.shared import evidence
+    return evidence.PURE_CALLBACK if evidence.PURE_CALLBACK in report.poisoned else evidence.HOST_CALLBACK
 
 
-def expect_depends(report: dict, piece: str, *, message: str) -> None:
+def expect_depends(report, piece: str, *, message: str) -> None:
     """Every element of every output changed when `piece` was poisoned: the output depends
     on it everywhere (a decoy, a result multiplied by zero or dropped as dead code changes
     nothing). `message` says what is missing, for the student."""
     from autograder.shared import poison
-    entry = _poisoned(report, piece)
-    expect(entry is not None, message)
-    for clean, poisoned in zip(report["value"], entry["outputs"]):
-        changed = poison.covered(clean, poisoned, entry.get("sizes"))
+    run = report.run(piece)
+    expect(run is not None, message)
+    for clean, poisoned in zip(report.value, run.outputs):
+        changed = poison.covered(clean, poisoned, run.sizes)
         if not np.all(changed):
             fail(f"{message} ({np.size(changed) - np.count_nonzero(changed)} of {np.size(changed)} "
                  "output entries do not depend on it).")
 
 
-def expect_straight(report: dict, piece: str, *, message: str, outputs: slice = slice(None)) -> None:
+def expect_straight(report, piece: str, *, message: str, outputs: slice = slice(None)) -> None:
     """Every element of the chosen outputs IS an output of `piece`, copied with nothing
     computed after it (reshapes and transposes are fine)."""
     from autograder.shared import poison
-    entry = _poisoned(report, piece)
-    expect(entry is not None, message)
-    for poisoned in entry["outputs"][outputs]:
-        if not np.all(poison.straight(poisoned, entry["sizes"])):
+    run = report.run(piece)
+    expect(run is not None, message)
+    for poisoned in run.outputs[outputs]:
+        if not np.all(poison.straight(poisoned, run.sizes)):
             fail(message + ".")
 
 
 def expect_no_ops(opcodes: list[str], forbidden: set[str], *, message: str) -> None:
-    """None of `forbidden` (HLO opcodes, autograder.witness.provenance.hlo_opcodes) is in the
-    optimized program; `message` is completed with the ones found."""
+    """None of `forbidden` (HLO opcodes, an evidence.Report's opcodes) is in the optimized
+    program; `message` is completed with the ones found."""
     found = sorted(set(opcodes) & set(forbidden))
     if found:
         fail(f"{message} (found: {', '.join(found)}).")
 
 
-# HLO operations that compute a transcendental function (autograder.witness.provenance spells
-# HloOpcode.kExpm1 "expm1", kLogistic "logistic", ...).
+# HLO operations that compute a transcendental function (autograder.shared.stablehlo.opcodes
+# spells HloOpcode.kExpm1 "expm1", kLogistic "logistic", ...).
 TRANSCENDENTAL = frozenset({
     "exp", "exp2", "expm1", "log", "log1p", "log2", "logistic", "tanh", "tan", "sin", "cos",
     "sinh", "cosh", "asin", "acos", "atan2", "asinh", "acosh", "atanh", "power", "sqrt",

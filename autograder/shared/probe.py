@@ -27,6 +27,7 @@ inputs (arrays arrive as jax arrays; wrap one in `probe.numpy(x)` to pass a NumP
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from autograder.shared import checks, wire
+from autograder.shared.evidence import Handover, KernelCall, Program, Report
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class Ask:
         return wire.decode(reply["ok"])
 
     def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
-                replace: tuple[str, ...] = (), optional: bool = False, **inputs) -> dict | None:
+                replace: tuple[str, ...] = (), optional: bool = False, **inputs) -> Report | None:
         """The program that `fn` (an expression naming a function) builds under jax.jit on
         the inputs named by `args`, read and run outside the student's Python: the witness
         hands over only its StableHLO text (and which exported function each FFI target it
@@ -82,9 +84,9 @@ class Ask:
         host function (autograder/witness/handover.py: from the record of its own run
         where the operands are the same, live otherwise), and, for each dotted name of
         `replace` (scipy.special.gammaln), once more with that function poisoned where the
-        witness serves: the report's poisoned[name]. Returns
-        autograder.executor.program.report's data, and under "program" what kernel_call
-        needs to call one of its kernels again. The same question is answered once per grading.
+        witness serves: the report's poisoned[name]. Returns the executor's evidence.Report,
+        its `program` what kernel_call needs to call one of its kernels again. The same
+        question is answered once per grading.
         `optional`: None, not a failure, when the answer cannot even lower `fn` (a path whose
         failure is another test's business); the executor's verdicts are never optional."""
         key = (fn, args, each, replace, tuple(sorted((k, _fingerprint(v)) for k, v in inputs.items())))
@@ -99,11 +101,9 @@ class Ask:
             self._programs[key] = self._program(handed, args, what=what, each=each, replace=replace, **inputs)
         return self._programs[key]
 
-    def _program(self, handed, args: tuple, *, what: str, each: bool, replace: tuple, **inputs) -> dict:
-        checks.expect(isinstance(handed, list) and len(handed) == 4 and isinstance(handed[0], str)
-                      and isinstance(handed[1], dict) and isinstance(handed[2], int) and isinstance(handed[3], list),
-                      f"Lowering {what} gave no program.")
-        text, bindings, pid, recorded = handed
+    def _program(self, handed, args: tuple, *, what: str, each: bool, replace: tuple, **inputs) -> Report:
+        checks.expect(isinstance(handed, Handover), f"Lowering {what} gave no program.")
+        text, bindings, pid, recorded = handed.text, handed.bindings, handed.pid, handed.recorded
         arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
 
         def serve(index: int, operands: list, context: int) -> list:
@@ -114,25 +114,27 @@ class Ask:
                             **named)
 
         report = self._executed({"op": "run", "text": text, "args": arrays, "each": each, "bindings": bindings,
-                                 "replace": len(replace), "recorded": recorded}, what, serve)
+                                 "replace": len(replace), "recorded": recorded}, what, serve, Report)
+        poisoned = dict(report.poisoned)
         for i, name in enumerate(replace):   # the executor numbers them; the tests name them
-            report["poisoned"][name] = report["poisoned"].pop(f"replace:{i}", None)
-        report["program"] = {"text": text, "bindings": bindings}
-        return report
+            poisoned[name] = poisoned.pop(f"replace:{i}", None)
+        return dataclasses.replace(report, poisoned=poisoned, program=Program(text, bindings))
 
-    def kernel_call(self, report: dict, index: int, operands: tuple, *, what: str) -> dict:
+    def kernel_call(self, report: Report, index: int, operands: tuple, *, what: str) -> KernelCall:
         """Call custom_call number `index` of the program behind `report` (Ask.program's)
-        directly on the grader's `operands`, in the executor: program.call's data."""
-        return self._executed({"op": "call", **report["program"], "index": index,
-                               "operands": [np.asarray(o) for o in operands]}, what)
+        directly on the grader's `operands`, in the executor."""
+        return self._executed({"op": "call", "text": report.program.text, "bindings": report.program.bindings,
+                               "index": index, "operands": [np.asarray(o) for o in operands]}, what, None, KernelCall)
 
-    def _executed(self, request: dict, what: str, serve=None) -> dict:
+    def _executed(self, request: dict, what: str, serve, kind: type):
         if self._execute is None:
             checks.fail(f"{what} was not computed: this grading has no executor for programs.")
         try:
-            return wire.decode(wire.encode(self._execute(request, serve)))
-        except Unanswered as exc:
+            reply = wire.decode(wire.encode(self._execute(request, serve)))
+        except (Unanswered, wire.WireError) as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
+        checks.expect(isinstance(reply, kind), f"{what} was not computed: the executor replied with no {kind.__name__}.")
+        return reply
 
     def defined(self, name: str) -> bool:
         """Whether the notebook defined `name` (and not as None)."""
@@ -206,7 +208,7 @@ def case(env, *, concept: str, exercise: str = "", before: Callable[[Ask], None]
     """A test's one ritual: `with kit.case(env, concept="...") as ask:` connects (with the
     exercise's observations; `before` and `after`, an exercise's checks of what every test
     presupposes, run first and once the block finished), and whatever fails inside reads as
-    checks.run_case's failures do: the concept, then the sentence."""
+    checks.verdict makes it: the concept, then the sentence."""
     try:
         ask = connect(env, exercise)
         if before is not None:

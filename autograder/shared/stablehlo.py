@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from jax.extend.mlir import ir
 
+from autograder.shared.evidence import Attribute
+
 # What JAX's host callbacks lower to (jax/_src/callback.py: xla_ffi_python_cpu_callback,
 # xla_ffi_partitioned_python_cpu_callback, and the older buffer/untyped variants).
 _HOST_CALLBACK_TARGET = re.compile(r"^xla_(ffi_|buffer_)?(partitioned_)?python_(cpu|gpu)_callback$")
@@ -40,12 +42,6 @@ def jaxlib_builtin_targets() -> frozenset[str]:
         except (ImportError, AttributeError):
             pass
     return frozenset(names)
-
-
-@dataclass(frozen=True)
-class Attribute:
-    value: Any          # Python value: float, int, bool, str, np.ndarray, or the MLIR text
-    type: str           # MLIR type, e.g. "f32", "i64", "ui64"; "" for strings and others
 
 
 @dataclass(frozen=True)

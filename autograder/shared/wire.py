@@ -1,9 +1,11 @@
 """Plain data between the grader and the student's process.
 
 Messages are length-prefixed JSON. Arrays travel as .npy bytes read back with
-`allow_pickle=False`; records (dataclasses, dicts) as dicts. Decoding can only build
-dict, list, str, int, float, bool, None and numeric np.ndarray: nothing the student's
-process sends is ever unpickled or imported by the grading side.
+`allow_pickle=False`; the evidence records (autograder.shared.evidence) as typed records,
+other dataclasses and dicts as dicts. Decoding can only build dict, list, str, int, float,
+bool, None, numeric np.ndarray and the evidence records, each field checked against its
+annotation: nothing the student's process sends is ever unpickled or imported by the
+grading side.
 """
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
+
+from autograder.shared import evidence
+
 
 class WireError(Exception):
     """The other side sent something that is not a message (or closed the pipe)."""
@@ -38,6 +43,9 @@ def encode(value: Any) -> Any:
         return [encode(v) for v in value]
     if isinstance(value, dict):
         return {"$dict": {str(k): encode(v) for k, v in value.items()}}
+    if type(value) in evidence.RECORDS.values():
+        return {"$record": type(value).__name__,
+                "fields": encode({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return encode({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
     return {"$object": f"{type(value).__module__}.{type(value).__qualname__}"}
@@ -52,6 +60,11 @@ def decode(data: Any) -> Any:
             return arr
         if "$dict" in data:
             return {k: decode(v) for k, v in data["$dict"].items()}
+        if "$record" in data:
+            try:
+                return evidence.build(str(data["$record"]), decode(data.get("fields")))
+            except evidence.RecordError as exc:
+                raise WireError(str(exc)) from None
         if "$object" in data:
             return Opaque(str(data["$object"]))
         raise WireError(f"unknown record {sorted(data)[:3]}")

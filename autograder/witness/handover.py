@@ -27,6 +27,7 @@ from copy import copy as _copy
 import jax
 import numpy as np
 
+from autograder.shared.evidence import Handover
 from autograder.witness import provenance
 
 _KEEP = 64   # programs whose callbacks stay servable (a test hands over a few at a time)
@@ -35,11 +36,11 @@ _programs: OrderedDict[int, list] = OrderedDict()
 _ids = itertools.count(1)
 
 
-def program(fn, *args, replace: tuple[str, ...] = ()) -> list:
-    """[StableHLO text of jax.jit(fn).lower(*args) (unused arguments kept: the grader passes
-    all its inputs), provenance.bindings(), the id of its host callbacks here, the record of
-    their calls: [[context, [[index, operands, results], ...]], ...] for the program run here
-    as it is (context -1) and with each name of `replace` poisoned (context i)]."""
+def program(fn, *args, replace: tuple[str, ...] = ()) -> Handover:
+    """The Handover of jax.jit(fn).lower(*args) (unused arguments kept: the grader passes all
+    its inputs): its StableHLO text, provenance.bindings(), the id of its host callbacks here,
+    the record of their calls: [[context, [[index, operands, results], ...]], ...] for the
+    program run here as it is (context -1) and with each name of `replace` poisoned (context i)."""
     lowered = jax.jit(fn, keep_unused=True).lower(*args)
     callbacks = list(lowered._lowering.compile_args.get("host_callbacks") or ())   # jax's, per module
     pid = next(_ids)
@@ -51,7 +52,7 @@ def program(fn, *args, replace: tuple[str, ...] = ()) -> list:
         for context, names in [(-1, []), *((i, [name]) for i, name in enumerate(replace))]:
             with _replacing(names):
                 records.append([context, _recorded(lowered, callbacks, args)])
-    return [lowered.as_text(), provenance.bindings(), pid, records]
+    return Handover(lowered.as_text(), provenance.bindings(), pid, records)
 
 
 def _recorded(lowered, callbacks: list, args) -> list:

@@ -49,19 +49,18 @@ def flat_callback_calls(replacement):
         callback._FlatCallback.__call__ = original
 
 
-def eager_trace(fn: Callable, *args) -> dict:
-    """`fn(*args)` run eagerly (not under jit): as it is ("value"), then again with the output
-    of every host callback that runs during the call (pure_callback and io_callback call the
-    host function through JAX's _FlatCallback, eagerly or compiled) replaced by the grader's
-    poison values. A report shaped like provenance.trace's, for checks.expect_depends and
-    expect_straight: "poisoned": {"host_callback": {"outputs", "sizes"}, or None when no host
-    callback ran during the call}."""
+def eager_trace(fn: Callable, *args):
+    """`fn(*args)` run eagerly (not under jit): as it is (the value), then again with the
+    output of every host callback that runs during the call (pure_callback and io_callback
+    call the host function through JAX's _FlatCallback, eagerly or compiled) replaced by the
+    grader's poison values. An evidence.Report for checks.expect_depends and expect_straight:
+    poisoned["host_callback"] is None when no host callback ran during the call."""
     import jax
     from jax._src import callback
 
     from autograder.shared import poison
-    from autograder.witness import provenance
-    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
+    from autograder.shared.evidence import HOST_CALLBACK, Report, Run
+    value = [np.asarray(leaf) for leaf in jax.tree.leaves(jax.block_until_ready(fn(*args)))]
     original, sizes = callback._FlatCallback.__call__, []
 
     def poisoned(self, *a, **k):
@@ -74,7 +73,7 @@ def eager_trace(fn: Callable, *args) -> dict:
             outs.append(out)
         return outs
     with flat_callback_calls(poisoned):
-        outputs = provenance._flat(jax.block_until_ready(fn(*args)))
+        outputs = [np.asarray(leaf) for leaf in jax.tree.leaves(jax.block_until_ready(fn(*args)))]
         jax.effects_barrier()
-    report["poisoned"]["host_callback"] = {"outputs": outputs, "sizes": sizes} if sizes else None
-    return report
+    return Report(calls=[], value=value, poisoned={HOST_CALLBACK: Run(outputs, [int(n) for n in sizes]) if sizes else None},
+                  opcodes=[])

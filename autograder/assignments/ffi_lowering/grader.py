@@ -9,7 +9,7 @@ in the student's process) and judges with `checks`; the float64 reference is
 """
 import numpy as np
 
-from autograder.shared import checks
+from autograder.shared import checks, gates
 from autograder.shared.references import rms_norm_np64
 from autograder.assignments.ffi_lowering import EXERCISE
 
@@ -20,6 +20,27 @@ __all__ = ["case", "rms_norm_np64", "BIND", "BIND_EPS", "expect_plain_primitive"
 # with eps fixed at 1e-5, and with eps read from the question's `eps` input.
 BIND = "(lambda v: checks.bind(rms_norm_prim_p, v, eps=np.float32(1e-5)))"
 BIND_EPS = "(lambda v: checks.bind(rms_norm_prim_p, v, eps=np.float32(eps)))"
+
+LOWER = "lower rms_norm_prim_p with jax.ffi.ffi_lowering(\"rms_norm\")"
+# The kernel check on every compiled path (kernel_output): the result IS the rms_norm kernel's.
+KERNEL = (
+    gates.NoHostCallback("The compiled program of {what} runs a host callback (pure_callback or io_callback); "
+                         "lower rms_norm_prim_p to the FFI target rms_norm with jax.ffi.ffi_lowering(\"rms_norm\")."),
+    gates.OnlyTargets("The compiled program of {what} calls the FFI target {others}; only the given target rms_norm "
+                      "counts (a target of your own, even one bound to the course's kernel, does not), so " + LOWER + ".",
+                      allowed=frozenset({"rms_norm"})),
+    gates.CallsFfi("The compiled program of {what} holds no custom_call to the FFI target rms_norm; register "
+                   "jax.ffi.ffi_lowering(\"rms_norm\") as the CPU lowering of rms_norm_prim_p."),
+    gates.Ran("The compiled program of {what} could not be run on the grader's input: {refused}."),
+    gates.DependsOn("The result of {what} does not come from the rms_norm kernel: with the kernel's output replaced, "
+                    "it did not change everywhere; it must be the output of a live custom_call to rms_norm, not of a "
+                    "computation beside it"),
+    gates.StraightFrom("The result of {what} is not the rms_norm kernel's output as it leaves the kernel: something "
+                       "is computed after the custom_call (only moving data, such as moveaxis or reshape, may follow it)"),
+    gates.NoOps("The compiled program of {what} computes part of RMSNorm outside the rms_norm kernel: no division and "
+                "no square root or other transcendental operation may appear outside the custom_call",
+                forbidden=checks.TRANSCENDENTAL | {"divide"}),
+)
 
 
 def expect_plain_primitive(ask):
@@ -58,32 +79,9 @@ def kernel_output(ask, fn, *, what, hint, **inputs):
     that kernel's output (depending on it everywhere, nothing computed after it but data
     movement), with no division or transcendental op outside it, and be one array. `fn` is
     an expression naming a function; `inputs` (x first) are the question's."""
-    report = ask.program(fn, "x", what=what, hint=hint, each=False, **inputs)
-    calls = report["calls"]
-    checks.expect(not any(c["kind"] == "host_callback" for c in calls), (
-        f"The compiled program of {what} runs a host callback (pure_callback or io_callback); lower "
-        "rms_norm_prim_p to the FFI target rms_norm with jax.ffi.ffi_lowering(\"rms_norm\")."))
-    others = sorted({c["target"] for c in calls if c["kind"] == "ffi" and c["target"] != "rms_norm"})
-    checks.expect(not others, (
-        f"The compiled program of {what} calls the FFI target {', '.join(others)}; only the given target rms_norm "
-        "counts (a target of your own, even one bound to the course's kernel, does not), so lower rms_norm_prim_p "
-        "with jax.ffi.ffi_lowering(\"rms_norm\")."))
-    checks.expect(any(c["kind"] == "ffi" for c in calls), (
-        f"The compiled program of {what} holds no custom_call to the FFI target rms_norm; register "
-        "jax.ffi.ffi_lowering(\"rms_norm\") as the CPU lowering of rms_norm_prim_p."))
-    checks.expect(report["value"] is not None, (
-        f"The compiled program of {what} could not be run on the grader's input: {report['refused']}."))
-    checks.expect_depends(report, "ffi", message=(
-        f"The result of {what} does not come from the rms_norm kernel: with the kernel's output replaced, it did not "
-        "change everywhere; it must be the output of a live custom_call to rms_norm, not of a computation beside it"))
-    checks.expect_straight(report, "ffi", message=(
-        f"The result of {what} is not the rms_norm kernel's output as it leaves the kernel: something is computed "
-        "after the custom_call (only moving data, such as moveaxis or reshape, may follow it)"))
-    checks.expect_no_ops(report["opcodes"], checks.TRANSCENDENTAL | {"divide"}, message=(
-        f"The compiled program of {what} computes part of RMSNorm outside the rms_norm kernel: no division and no "
-        "square root or other transcendental operation may appear outside the custom_call"))
-    checks.expect(len(report["value"]) == 1, f"{what} returned {len(report['value'])} arrays instead of one.")
-    return report["value"][0]
+    report = gates.check(ask.program(fn, "x", what=what, hint=hint, each=False, **inputs), KERNEL, what=what)
+    checks.expect(len(report.value) == 1, f"{what} returned {len(report.value)} arrays instead of one.")
+    return report.value[0]
 
 
 def expect_eager_and_jit(ask, fn, want, *, asked, compared, ask_hint, hint, dtype=None, **inputs):
@@ -122,16 +120,16 @@ def expect_eps_attributes(ask, x, eps, *, hint):
     """Every custom_call to rms_norm in the lowering of jax.jit(BIND_EPS) on x carries an
     f32 eps attribute equal (in float32) to the bound `eps` (read by the executor from the
     program the witness handed over)."""
-    calls = ask.program(BIND_EPS, "x", x=x, eps=eps, what="Lowering jax.jit of rms_norm_prim_p.bind", hint=hint)["calls"]
-    for c in [c for c in calls if c["target"] == "rms_norm"]:
-        attr = c["attributes"].get("eps")
+    calls = ask.program(BIND_EPS, "x", x=x, eps=eps, what="Lowering jax.jit of rms_norm_prim_p.bind", hint=hint).calls
+    for c in [c for c in calls if c.target == "rms_norm"]:
+        attr = c.attributes.get("eps")
         checks.expect(attr is not None, (
-            f"The custom_call to rms_norm carries no eps attribute (attributes: {sorted(c['attributes'])}); "
+            f"The custom_call to rms_norm carries no eps attribute (attributes: {sorted(c.attributes)}); "
             "pass eps through as the primitive's parameter."))
-        checks.expect(attr["type"] == "f32", (
-            f"The eps attribute of the custom_call has type {attr['type']}, but the kernel declares Attr<float>; "
+        checks.expect(attr.type == "f32", (
+            f"The eps attribute of the custom_call has type {attr.type}, but the kernel declares Attr<float>; "
             "keep eps a np.float32 (a Python float becomes f64)."))
-        value = attr["value"]
+        value = attr.value
         shown = f"{value:g}" if isinstance(value, float) else repr(value)
         checks.expect(isinstance(value, float) and np.float32(value) == np.float32(eps), (
             f"The eps attribute of the custom_call is {shown}, but {eps:g} was bound; pass the "

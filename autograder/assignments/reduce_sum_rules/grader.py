@@ -48,11 +48,11 @@ def given_primitive(ask, x, axis):
     state, binds = ask.run(
         f"witness.given_primitive(custom_reduce_sum_p, custom_reduce_sum, x, {axis!r})",
         x=x, what="Looking at custom_reduce_sum_p", hint="run the given cell unchanged")
-    extra = sorted(set(state["attributes"]) - {"abstract_eval", "impl", "name"})
-    checks.expect(state["plain"] and not extra and state["name"] == "custom_reduce_sum", (
+    extra = sorted(set(state.attributes) - {"abstract_eval", "impl", "name"})
+    checks.expect(state.plain and not extra and state.name == "custom_reduce_sum", (
         "custom_reduce_sum_p is not the given, untouched jax.extend.core.Primitive named custom_reduce_sum ("
-        + (f"it is a {state['type']}" if not state["plain"] else
-           f"its instance sets {', '.join(extra)}" if extra else f"it is named {state['name']!r}")
+        + (f"it is a {state.type}" if not state.plain else
+           f"its instance sets {', '.join(extra)}" if extra else f"it is named {state.name!r}")
         + "); run the given cell unchanged and only register rules in JAX's tables."))
     checks.expect(binds >= 1, (
         "custom_reduce_sum no longer binds custom_reduce_sum_p; keep the given function and "
@@ -66,14 +66,12 @@ def depends(rep, piece, outputs, what, hint, wants=None):
     float64, zipped with `outputs`), it must be that result: nothing else computed it."""
     where = _WHERE[piece]
     message = f"The values of {what} do not come from {where}: swapping it for a poison did not change every value; {hint}"
-    got = rep["poisoned"].get(piece)
-    checks.expect(got is not None, f"{message} (with it swapped, your code raised {rep['errors'].get(piece)}).")
+    got = rep.run(piece)
+    checks.expect(got is not None, f"{message} (with it swapped, your code raised {rep.errors.get(piece)}).")
     outputs = list(outputs)
-    checks.expect_depends({"value": [rep["value"][i] for i in outputs],
-                           "poisoned": {piece: {"outputs": [got["outputs"][i] for i in outputs], "sizes": []}}},
-                          piece, message=message)
+    checks.expect_depends(rep.only(outputs, piece), piece, message=message)
     for i, want in zip(outputs, wants or ()):   # float32 against float64: within 1e-4 of the largest value
-        value = np.asarray(got["outputs"][i], np.float64)
+        value = np.asarray(got.outputs[i], np.float64)
         close = value.shape == want.shape and np.isclose(value, want, rtol=1e-4,
                                                          atol=checks.normwise(want, 1e-4, 1e-4))
         checks.expect(np.all(close), (
@@ -147,7 +145,7 @@ def expect_sum_from_primitive(rep, x, axis, norm, modes=_JIT):
     each comes from custom_reduce_sum_p's given implementation, alone."""
     want = sum64(x, norm)
     for i, mode in enumerate(modes):
-        checks.expect_close(rep["value"][i], want, what=f"custom_reduce_sum(x, {axis!r}){mode}",
+        checks.expect_close(rep.value[i], want, what=f"custom_reduce_sum(x, {axis!r}){mode}",
                             hint=GIVEN, atol=1e-5)
     depends(rep, "primitive", range(len(modes)), f"custom_reduce_sum(x, {axis!r})", KEEP_GIVEN,
             wants=[weighted_sum64(x, norm)] * len(modes))
@@ -156,15 +154,15 @@ def expect_sum_from_primitive(rep, x, axis, norm, modes=_JIT):
 def expect_given_behaviour(state, want, norm):
     """custom_reduce_sum_p's impl and lowering (from `given_primitive`'s state) give `want`,
     the sum over axis `norm`, and its abstract evaluation is the given one."""
-    for piece, name in (("impl", "the implementation (custom_reduce_sum_p.impl)"),
-                        ("lowering", "the lowering (under jax.jit)")):
-        checks.expect(not isinstance(state[piece], str), (
-            f"{name.capitalize()} of custom_reduce_sum_p raised {state[piece]}; run the given cell unchanged."))
-        checks.expect_close(state[piece], want, what=f"custom_reduce_sum_p's {name} over axis {norm}",
+    for got, name in ((state.impl, "the implementation (custom_reduce_sum_p.impl)"),
+                      (state.lowering, "the lowering (under jax.jit)")):
+        checks.expect(not isinstance(got, str), (
+            f"{name.capitalize()} of custom_reduce_sum_p raised {got}; run the given cell unchanged."))
+        checks.expect_close(got, want, what=f"custom_reduce_sum_p's {name} over axis {norm}",
                             hint="run the given cell unchanged", atol=1e-5)
-    checks.expect(state["abstract_eval"] == {"shape": list(want.shape), "dtype": "float32", "effects": 0}, (
+    checks.expect(state.abstract_eval == {"shape": list(want.shape), "dtype": "float32", "effects": 0}, (
         f"The abstract evaluation of custom_reduce_sum_p over axis {norm} is not the given one "
-        f"(it gave {state['abstract_eval']}); run the given cell unchanged."))
+        f"(it gave {state.abstract_eval}); run the given cell unchanged."))
 
 
 def expect_jvp(rep, x, t, axes, *, primal, tangent, hint, of=""):
@@ -177,8 +175,8 @@ def expect_jvp(rep, x, t, axes, *, primal, tangent, hint, of=""):
     for k, axis in enumerate(axes):
         for m, i in enumerate((4 * k, 4 * k + 2)):
             names = dict(axis=axis, jvp=("jax.jvp", "jax.jit(jax.jvp)")[m], jit=_JIT[m])
-            checks.expect_close(rep["value"][i], sum64(x, axis), atol=1e-5, what=primal.format(**names))
-            checks.expect_close(rep["value"][i + 1], sum64(t, axis), atol=1e-5,
+            checks.expect_close(rep.value[i], sum64(x, axis), atol=1e-5, what=primal.format(**names))
+            checks.expect_close(rep.value[i + 1], sum64(t, axis), atol=1e-5,
                                 what=tangent.format(**names), hint=hint)
     ys = [weighted_sum64(x, axis) for axis in axes]
     tys = [weighted_sum64(t, axis) for axis in axes]
@@ -197,7 +195,7 @@ def expect_transpose(rep, cts, axes, shape, *, what, hint, of=""):
     for k, (c, axis) in enumerate(zip(cts, axes)):
         want = back64(c, axis, shape)
         for m, i in enumerate((2 * k, 2 * k + 1)):
-            checks.expect_close(rep["value"][i], want, what=what.format(axis=axis, jit=_JIT[m]), hint=hint)
+            checks.expect_close(rep.value[i], want, what=what.format(axis=axis, jit=_JIT[m]), hint=hint)
     W = weights(shape)
     depends(rep, "transpose", range(2 * len(axes)), "jax.linear_transpose of custom_reduce_sum" + of, KEEP_RULE,
             wants=[back64(c, axis, shape) * W for c, axis in zip(cts, axes) for _ in (0, 1)])
@@ -209,7 +207,7 @@ def expect_batched(rep, paths, wants, of=""):
     len(wants) being the poison's own results `wants`) and from the primitive. `of` ends the
     names of the verdicts on the rule."""
     for i, (what, _, want) in enumerate(paths):
-        checks.expect_close(rep["value"][i], want, what=what, atol=1e-5, hint=BATCH_AXIS)
+        checks.expect_close(rep.value[i], want, what=what, atol=1e-5, hint=BATCH_AXIS)
     depends(rep, "batching", range(len(paths)), "jax.vmap of custom_reduce_sum" + of, KEEP_RULE, wants=wants)
     depends(rep, "primitive", range(len(paths)), "jax.vmap of custom_reduce_sum" + of, BATCH_BINDS)
 
@@ -220,4 +218,4 @@ def expect_eager_and_jit(got, rep, paths, *, hint, **tol):
     values), in that order for each path."""
     for i, (what, _, want) in enumerate(paths):
         checks.expect_close(got[i], want, what=what, hint=hint, **tol)
-        checks.expect_close(rep["value"][i], want, what=what + " under jax.jit", hint=hint, **tol)
+        checks.expect_close(rep.value[i], want, what=what + " under jax.jit", hint=hint, **tol)

@@ -13,10 +13,20 @@ program itself: its values, their dependence on the kernel, the axes of every ca
 """
 import numpy as np
 
-from autograder.shared import checks, poison
+from autograder.shared import checks, evidence, gates, poison
 
 TARGET = "__grader_reduce_sum__"   # kernels/reduce_sum.py's FFI target
 ONLY = "compute only with custom_reduce_sum_p, jnp and lax"
+
+# What every program a test grades must be before its values count.
+PROGRAM = (
+    gates.OnlyTargets("The compiled program of {what} calls the FFI target {others}; " + ONLY + ".",
+                      allowed=frozenset({TARGET})),
+    gates.Ran("The grader's run of the compiled program of {what} failed: {refused}."),
+    gates.NotFromHostCallback(
+        "The values of {what} come from a host callback (pure_callback or io_callback) in its compiled "
+        "program; " + ONLY + "."),
+)
 
 
 def program(ask, fn, args, *, what, hint, each=False, **inputs):
@@ -27,17 +37,7 @@ def program(ask, fn, args, *, what, hint, each=False, **inputs):
     needs (the primal point of a linear path) and the program takes the grader's inputs."""
     keep = f"(lambda *v: (*jax.tree.leaves({fn}(*v)), *v))"
     report = ask.program(keep, *args, what=what, hint=hint, each=each, **inputs)
-    others = sorted({c["target"] for c in report["calls"] if c["kind"] == "ffi" and c["target"] != TARGET})
-    checks.expect(not others, (
-        f"The compiled program of {what} calls the FFI target {', '.join(others)}; {ONLY}."))
-    checks.expect_ran(report, what)
-    served = report["poisoned"].get("host_callback")
-    changed = served is not None and any(
-        np.any(poison.changed(c, p)) for c, p in zip(report["value"], served["outputs"]))
-    checks.expect(not changed, (
-        f"The values of {what} come from a host callback (pure_callback or io_callback) in its compiled "
-        f"program; {ONLY}."))
-    return report
+    return gates.check(report, PROGRAM, what=what)
 
 
 def summed(shape, axis):
@@ -73,14 +73,14 @@ def expect_values(report, paths, *, hint, **tol):
     """Each output (index, name, float64 reference) of the grader's run is close to its
     reference (`tol`: checks.expect_close's rtol and atol)."""
     for i, name, want in paths:
-        checks.expect_close(report["value"][i], want, what=f"{name.rstrip(',')}, as the grader ran its compiled program,",
+        checks.expect_close(report.value[i], want, what=f"{name.rstrip(',')}, as the grader ran its compiled program,",
                             hint=hint, **tol)
 
 
 def expect_from_kernel(report, outputs, *, what, hint):
     """Every entry of the chosen outputs changes when the kernel's custom_calls are
     poisoned: the value of a sum they need was computed by binding the primitive."""
-    checks.expect_depends(_only(report, outputs, "ffi"), "ffi", message=(
+    checks.expect_depends(report.only(outputs, evidence.FFI), evidence.FFI, message=(
         f"In the grader's run of the compiled program of {what}, the values do not come from "
         f"custom_reduce_sum_p (a custom_call to the grader's kernel there): with the kernel's output "
         f"replaced, they did not change everywhere; {hint}"))
@@ -95,12 +95,12 @@ def expect_sums(report, sums, *, what, hint, axes=True):
     expect_values(report, [(i, name, want) for i, name, want, _ in sums], hint=hint, atol=1e-5)
     outputs = [i for i, *_ in sums]
     expect_from_kernel(report, outputs, what=what, hint=hint)
-    checks.expect_straight(_only(report, outputs, "ffi"), "ffi", message=(
+    checks.expect_straight(report.only(outputs, evidence.FFI), evidence.FFI, message=(
         f"In the grader's run of the compiled program of {what}, the values are not custom_reduce_sum_p's "
         f"own sums: something is computed after it is bound (only moving data may follow the bind); {hint}"))
     for i, name, _, n in sums if axes else ():
         for k in _feeding(report, i):
-            call = report["calls"][k]
+            call = report.calls[k]
             shape, axis = _operand_shape(call), _axis(call)
             checks.expect(summed(shape, axis) == n, (
                 f"In the compiled program of {what}, {name} binds custom_reduce_sum_p over axis {axis} of an "
@@ -108,32 +108,24 @@ def expect_sums(report, sums, *, what, hint, axes=True):
                 f"sum adds {n}; {hint}."))
 
 
-def _only(report, outputs, piece):
-    """`report` reduced to the chosen outputs, clean and with `piece` poisoned."""
-    entry = report["poisoned"].get(piece)
-    return {"value": [report["value"][i] for i in outputs],
-            "poisoned": {piece: None if entry is None else
-                         {"outputs": [entry["outputs"][i] for i in outputs], "sizes": entry["sizes"]}}}
-
-
 def _feeding(report, output):
     """The kernel's calls that output `output` depends on: those that change it when poisoned
     alone (Ask.program's each=True), or every call when they were not poisoned one by one."""
-    calls = [k for k, c in enumerate(report["calls"]) if c["target"] == TARGET]
-    if not any(f"call:{k}" in report["poisoned"] for k in calls):
+    calls = [k for k, c in enumerate(report.calls) if c.target == TARGET]
+    if not any(evidence.call_piece(k) in report.poisoned for k in calls):
         return calls
-    clean = report["value"][output]
-    return [k for k in calls if (report["poisoned"].get(f"call:{k}") or {}).get("outputs") is not None
-            and np.any(poison.changed(clean, report["poisoned"][f"call:{k}"]["outputs"][output]))]
+    clean = report.value[output]
+    return [k for k in calls if report.has(evidence.call_piece(k))
+            and np.any(poison.changed(clean, report.run(evidence.call_piece(k)).outputs[output]))]
 
 
 def _operand_shape(call) -> tuple:
     """'tensor<2x3x4xf32>' -> (2, 3, 4): the shape of the call's operand."""
-    *dims, _ = call["operand_types"][0].removeprefix("tensor<").removesuffix(">").split("x")
+    *dims, _ = call.operand_types[0].removeprefix("tensor<").removesuffix(">").split("x")
     return tuple(int(d) for d in dims)
 
 
 def _axis(call) -> tuple:
     """The axes the call sums: its `axis` attribute (an i64 array)."""
-    value = (call["attributes"].get("axis") or {}).get("value")
+    value = call.attribute("axis")
     return tuple(int(a) for a in np.ravel(value)) if isinstance(value, np.ndarray) else ()

@@ -17,28 +17,28 @@ from collections.abc import Callable
 import numpy as np
 
 
-def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = False) -> dict:
-    """What `primitive` is, as data: {"type": its class ("module.QualName"), "plain": whether
-    that class is jax.extend.core.Primitive itself (not a subclass), "attributes":
-    the sorted names in its instance __dict__ (Primitive(name), def_impl and
-    def_abstract_eval set exactly "abstract_eval", "impl" and "name"; anything else, such
-    as bind or bind_with_trace, is an instance-level override), "name", and what its own
-    pieces compute on `example` summed over `axis`: "impl" (its impl called directly),
-    "lowering" (jax.jit of Primitive.bind, which runs the lowering the notebook registered,
-    not the grader's), "abstract_eval" ({"shape", "dtype", "effects"}); each an
-    "Error: message" string if it raised}. With `lower_to_kernel`, the primitive then
-    lowers to the grader's kernel (`lower_to_grader_kernel` below)."""
+def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = False):
+    """What `primitive` is, as an evidence.PrimitiveState: its class, whether that class is
+    jax.extend.core.Primitive itself (not a subclass), the sorted names in its instance
+    __dict__ (Primitive(name), def_impl and def_abstract_eval set exactly "abstract_eval",
+    "impl" and "name"; anything else, such as bind or bind_with_trace, is an instance-level
+    override), its name, and what its own pieces compute on `example` summed over `axis`:
+    impl (its impl called directly), lowering (jax.jit of Primitive.bind, which runs the
+    lowering the notebook registered, not the grader's), abstract_eval ({"shape", "dtype",
+    "effects"}); each an "Error: message" string if it raised. With `lower_to_kernel`, the
+    primitive then lowers to the grader's kernel (`lower_to_grader_kernel` below)."""
     import jax
     import jax.numpy as jnp
     from jax.extend.core import Primitive
 
     from autograder.shared.checks import describe
+    from autograder.shared.evidence import PrimitiveState
     cls = type(primitive)
     state = {"type": f"{cls.__module__}.{cls.__qualname__}", "plain": cls is Primitive,
              "attributes": sorted(str(k) for k in getattr(primitive, "__dict__", {})),
              "name": str(getattr(primitive, "name", ""))}
     if not isinstance(primitive, Primitive):
-        return state
+        return PrimitiveState(**state)
     x = jnp.asarray(example)
 
     def lowered():
@@ -55,7 +55,7 @@ def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = 
             state[key] = describe(exc)
     if lower_to_kernel:
         lower_to_grader_kernel(primitive)
-    return state
+    return PrimitiveState(**state)
 
 
 def _aval_data(result) -> dict:
@@ -206,34 +206,36 @@ def _rule_swapped(primitive, piece: str):
 
 
 def rule_dependence(fn: Callable, *args, primitive,
-                    pieces: tuple[str, ...] = ("jvp", "transpose", "batching", "primitive")) -> dict:
+                    pieces: tuple[str, ...] = ("jvp", "transpose", "batching", "primitive")):
     """Where the values of `fn(*args)` come from, for a primitive `primitive` with an `axis`
-    parameter (a sum over axis): evaluate fn(*args) as it is ("value": flat outputs), then
+    parameter (a sum over axis): evaluate fn(*args) as it is (the value: flat outputs), then
     once per piece with that piece of the primitive swapped for a poison (the same sum, or
     its transpose, with every operand element weighted by 2 * autograder.shared.poison.values, so a
     piece fed zeros or whose result is multiplied by zero changes nothing): "jvp", "transpose",
     "batching" (the rule registered in ad.primitive_jvps, ad.primitive_transposes,
     batching.primitive_batchers) and "primitive" (its impl and every lowering registered
-    for it). Returns {"value", "poisoned": {piece: {"outputs": flat outputs, "sizes": []}
-    or None when the poisoned evaluation raised}, "errors": {piece: "Error: message"}}.
+    for it). Returns an evidence.Report: poisoned[piece] a Run of the flat outputs (no sizes:
+    the poison is not copied out), or None and errors[piece] = "Error: message" when the
+    poisoned evaluation raised.
     `fn` is any path (eager or jitted; JAX's caches are cleared around each swap); the
     tables, impl and lowerings are put back whatever happens."""
     import jax
 
     from autograder.shared.checks import describe
+    from autograder.shared.evidence import Report, Run
 
     def flat(outputs):
         return [np.asarray(leaf) for leaf in jax.tree.leaves(outputs)]
 
-    report = {"value": flat(fn(*args)), "poisoned": {}, "errors": {}}
+    value, poisoned, errors = flat(fn(*args)), {}, {}
     for piece in pieces:
         try:
             with _rule_swapped(primitive, piece):
-                report["poisoned"][piece] = {"outputs": flat(fn(*args)), "sizes": []}
+                poisoned[piece] = Run(flat(fn(*args)), [])
         except BaseException as exc:  # student code may raise anything under the swap
-            report["poisoned"][piece] = None
-            report["errors"][piece] = describe(exc)
-    return report
+            poisoned[piece] = None
+            errors[piece] = describe(exc)
+    return Report(calls=[], value=value, poisoned=poisoned, opcodes=[], errors=errors)
 
 
 def rules(primitive) -> dict[str, bool]:

@@ -12,7 +12,7 @@ answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
 """
 import numpy as np
 
-from autograder.shared import checks, poison
+from autograder.shared import checks, evidence, gates, poison
 from autograder.assignments.silu_ffi import EXERCISE
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
@@ -76,24 +76,55 @@ def expect_custom_vjp(ask, advice):
                   "silu_ffi is not a jax.custom_vjp; " + advice)
 
 
-def expect_no_host_callback(report, message):
-    """The program (an Ask.program report) runs no pure_callback or io_callback."""
-    checks.expect(not any(c["kind"] == "host_callback" for c in report["calls"]), message)
+# ---- the gates: what a program must be before its values count (gates.check fills {what}) ----
 
+MATH_OPS = checks.TRANSCENDENTAL | {"divide"}   # "math in JAX": a transcendental op or a division
+RAN = gates.Ran(
+    "The grader could not run the compiled program of {what} with your kernels: {refused}. The grader builds "
+    "the C++ your notebook compiled, as it compiled it, and runs each FFI target with the function of the "
+    "name you registered it from.")
 
-def expect_ran(report, what):
-    """The grader's executor ran the program (an Ask.program report): every FFI target it calls
-    is a function of the library the notebook registered it from, as the grader built it from
-    the notebook's compiler runs (or a course kernel), and the kernels accepted their operands."""
-    checks.expect(report["value"] is not None, (
-        f"The grader could not run the compiled program of {what} with your kernels: {report['refused']}. "
-        "The grader builds the C++ your notebook compiled, as it compiled it, and runs each FFI target with "
-        "the function of the name you registered it from."))
+# Any graded value: the program's outputs are the answer's kernels' (kernel_values).
+VALUES = (
+    gates.NoHostCallback("{what} runs a host callback (pure_callback or io_callback), so its values are not "
+                         "your kernels'; compute SiLU and its derivative in C++."),
+    RAN,
+    gates.DependsOn("{what} does not come from your FFI kernels, so there are no kernel values to check; "
+                    "call your kernels with jax.ffi.ffi_call and return their outputs"),
+    gates.NoOps("{what} computes math in JAX outside your kernels, so its values are not your kernels'; "
+                "compute SiLU and its derivative in C++", forbidden=MATH_OPS),
+)
 
+# The forward pass ({pass_}: how the sentence names it).
+FORWARD = (
+    gates.NoHostCallback("{pass_} runs a host callback (pure_callback or io_callback); SiLU must be computed "
+                         "by your C++ forward kernel, called with jax.ffi.ffi_call."),
+    RAN,
+    gates.DependsOn("The output of {what} does not come from your FFI kernel; return the forward kernel's "
+                    "output, not a value computed beside it"),
+    gates.NoOps("{what} computes math in JAX outside your kernels; SiLU must be computed inside your C++ "
+                "forward kernel", forbidden=MATH_OPS),
+)
+FORWARD_CALLS_FFI = gates.CallsFfi(
+    "The lowering of jax.jit(silu_ffi) calls no registered FFI handler (pure_callback and io_callback are "
+    "not kernels); call your C++ forward kernel with jax.ffi.ffi_call.")
+FORWARD_STRAIGHT = gates.StraightFrom(
+    "{what} computes something in JAX after your kernel; return the forward kernel's output as it is "
+    "(reshapes are fine)")
 
-def expect_no_math_in_jax(ops, message):
-    """The optimized program (a program report's "opcodes") holds no transcendental op and no division."""
-    checks.expect_no_ops(ops, checks.TRANSCENDENTAL | {"divide"}, message=message)
+# The backward pass: the gradient of sum(silu_ffi(x) * w).
+BACKWARD = (
+    gates.NoHostCallback("The backward pass of silu_ffi runs a host callback (pure_callback or io_callback); "
+                         "the gradient must be computed by your C++ backward kernel."),
+    RAN,
+    gates.DependsOn("The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels; the bwd rule "
+                    "must return the output of your backward kernel"),
+    gates.StraightFrom("The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for "
+                       "instance silu'(x) multiplied by the cotangent); the backward kernel must return "
+                       "ȳ·silu'(x) itself"),
+    gates.NoOps("The gradient of silu_ffi computes math in JAX outside your kernels; the derivative must be "
+                "computed inside your C++ backward kernel", forbidden=MATH_OPS),
+)
 
 
 # ---- the kernel gate of every graded value ----
@@ -101,41 +132,24 @@ def expect_no_math_in_jax(ops, message):
 def kernel_values(ask, fn, what, hint, **inputs):
     """The outputs of jax.jit(fn) on the inputs, credited only when they come from the
     answer's FFI kernels in every element, with no host callback and no math in JAX."""
-    return _kernel_report(ask, fn, what, hint, each=False, **inputs)["value"]
+    return _kernel_report(ask, fn, what, hint, each=False, **inputs).value
 
 
 def _kernel_report(ask, fn, what, hint, *, each, **inputs):
     """kernel_values' gate, on the program report (each call poisoned alone too, with `each`)."""
     report = ask.program(fn, *inputs, what=what, hint=hint, each=each, **inputs)
-    expect_no_host_callback(report, f"{what} runs a host callback (pure_callback or io_callback), so its values "
-                                    "are not your kernels'; compute SiLU and its derivative in C++.")
-    expect_ran(report, what)
-    checks.expect_depends(report, "ffi", message=(
-        f"{what} does not come from your FFI kernels, so there are no kernel values to check; call "
-        "your kernels with jax.ffi.ffi_call and return their outputs"))
-    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels, so its values "
-                                             "are not your kernels'; compute SiLU and its derivative in C++")
-    return report
+    return gates.check(report, VALUES, what=what)
 
 
 # ---- the forward kernel ----
 
 def expect_forward_from_ffi(report):
-    """The jit program of silu_ffi (an Ask.program report) calls a registered FFI handler,
-    runs no host callback, ran in the grader's executor, its output depends on the FFI
-    kernel everywhere, and it computes no math in JAX (the task's "where the math happens":
-    a kernel that merely copies JAX's SiLU is not a forward kernel)."""
-    checks.expect(any(c["kind"] == "ffi" for c in report["calls"]), (
-        "The lowering of jax.jit(silu_ffi) calls no registered FFI handler (pure_callback and "
-        "io_callback are not kernels); call your C++ forward kernel with jax.ffi.ffi_call."))
-    expect_no_host_callback(report, "jax.jit(silu_ffi) runs a host callback (pure_callback or io_callback); SiLU "
-                                    "must be computed by your C++ forward kernel, called with jax.ffi.ffi_call.")
-    expect_ran(report, "jax.jit(silu_ffi)")
-    checks.expect_depends(report, "ffi", message=(
-        "The output of jax.jit(silu_ffi) does not come from your FFI kernel; return the forward "
-        "kernel's output, not a value computed beside it"))
-    expect_no_math_in_jax(report["opcodes"], "jax.jit(silu_ffi) computes math in JAX outside your kernels; SiLU "
-                                             "must be computed inside your C++ forward kernel")
+    """The jit program of silu_ffi (an Ask.program report) calls a registered FFI handler and
+    passes FORWARD: no host callback, ran in the grader's executor, its output depending on
+    the FFI kernel everywhere, no math in JAX (the task's "where the math happens": a kernel
+    that merely copies JAX's SiLU is not a forward kernel)."""
+    FORWARD_CALLS_FFI.check(report)
+    gates.check(report, FORWARD, what="jax.jit(silu_ffi)", pass_="jax.jit(silu_ffi)")
 
 
 def _straight_from(report, piece):
@@ -155,20 +169,11 @@ def forward_kernel_calls(ask, x):
     what = f"jax.jit(silu_ffi) on shape {tuple(x.shape)}"
     hint = "silu_ffi must trace under jit for any shape"
     report = ask.program("silu_ffi", "x", x=x, what=what, hint=hint, each=True)
-    expect_no_host_callback(report, "The forward pass of silu_ffi runs a host callback (pure_callback or "
-                                    "io_callback); SiLU must be computed by your C++ forward kernel, called "
-                                    "with jax.ffi.ffi_call.")
-    expect_ran(report, what)
-    checks.expect_depends(report, "ffi", message=(
-        f"The output of {what} does not come from your FFI kernel; return the forward kernel's "
-        "output, not a value computed beside it"))
-    checks.expect_straight(report, "ffi", message=(
-        f"{what} computes something in JAX after your kernel; return the forward kernel's output "
-        "as it is (reshapes are fine)"))
-    expect_no_math_in_jax(report["opcodes"], f"{what} computes math in JAX outside your kernels; SiLU must be "
-                                             "computed inside your C++ forward kernel")
-    kernels = [i for i, c in enumerate(report["calls"])
-               if c["kind"] == "ffi" and not c["course"] and _straight_from(report, f"call:{i}")]
+    no_host, ran, depends, no_math = FORWARD
+    gates.check(report, (no_host, ran, depends, FORWARD_STRAIGHT, no_math), what=what,
+                pass_="The forward pass of silu_ffi")
+    kernels = [i for i, c in enumerate(report.calls)
+               if c.kind == evidence.FFI and not c.course and _straight_from(report, evidence.call_piece(i))]
     checks.expect(kernels, f"No single call of one of your kernels produces the whole output of {what}; "
                            "the forward kernel must compute silu(x) for all of x in one call.")
     return report, kernels
@@ -182,17 +187,17 @@ def expect_a_kernel_computes_silu(ask, x, report, kernels):
     want = silu_np64(x)
     tried = []
     for i in kernels:
-        target = report["calls"][i]["target"]
+        target = report.calls[i].target
         what = f"Your forward kernel (target {target!r}) called directly on x"
         direct = ask.kernel_call(report, i, (x,), what=what)
-        checks.expect(not direct["refused"], f"{what} could not run: {direct['refused']}; it must take x as its "
-                                             "only operand and return silu(x) first.")
-        if direct["outputs"] is None:
+        checks.expect(not direct.refused, f"{what} could not run: {direct.refused}; it must take x as its "
+                                          "only operand and return silu(x) first.")
+        if direct.outputs is None:
             tried.append(f"Your forward kernel (target {target!r}) takes "
-                         f"{len(direct['operand_types'])} operands ({', '.join(direct['operand_types'])}); "
+                         f"{len(direct.operand_types)} operands ({', '.join(direct.operand_types)}); "
                          "it must take x as its only operand (reshaped if you like) and return silu(x) first.")
             continue
-        first = np.asarray(direct["outputs"][0])
+        first = np.asarray(direct.outputs[0])
         if first.size == x.size and np.allclose(first.reshape(x.shape).astype(np.float64), want,
                                                 rtol=1e-5, atol=1e-6, equal_nan=True):
             return
@@ -211,22 +216,6 @@ def expect_a_kernel_computes_silu(ask, x, report, kernels):
 
 # ---- the backward kernel ----
 
-def expect_gradient_depends(report):
-    """The gradient of sum(silu_ffi(x) * w) (an Ask.program report) depends on the FFI
-    kernels in every element."""
-    checks.expect_depends(report, "ffi", message=(
-        "The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels; the bwd rule must "
-        "return the output of your backward kernel"))
-
-
-def expect_gradient_math_in_cpp(report):
-    """The program of a gradient through silu_ffi (an Ask.program report) computes no math
-    in JAX outside the kernels (the loss's multiplications and sums are not math here)."""
-    expect_no_math_in_jax(report["opcodes"], "The gradient of silu_ffi computes math in JAX outside your "
-                                             "kernels; the derivative must be computed inside your C++ "
-                                             "backward kernel")
-
-
 def _elements(tensor_type):
     """The element count of an MLIR tensor type such as 'tensor<4x6xf32>'."""
     dims = tensor_type.removeprefix("tensor<").removesuffix(">").split("x")[:-1]
@@ -235,7 +224,7 @@ def _elements(tensor_type):
 
 def _signature(call):
     """How a custom_call is made: its operands' element counts and its attributes."""
-    return [_elements(t) for t in call["operand_types"]], repr(sorted(call["attributes"].items()))
+    return [_elements(t) for t in call.operand_types], repr(sorted(call.attributes.items()))
 
 
 def forward_handlers(ask, x):
@@ -243,9 +232,9 @@ def forward_handlers(ask, x):
     silu_ffi calls it (see _signature). Returns (report, {handler: [signature, ...]})."""
     fwd = ask.program("silu_ffi", "x", x=x, what="jax.jit(silu_ffi)", hint="silu_ffi must trace under jit")
     forward = {}
-    for call in fwd["calls"]:
-        if call["kind"] == "ffi" and not call["course"]:
-            forward.setdefault(call["handler"], []).append(_signature(call))
+    for call in fwd.calls:
+        if call.kind == evidence.FFI and not call.course:
+            forward.setdefault(call.handler, []).append(_signature(call))
     return fwd, forward
 
 
@@ -257,15 +246,7 @@ def backward_report(ask, x, w):
     what = "jax.jit(jax.grad(...)) through silu_ffi"
     hint = "an ffi_call cannot be differentiated: the bwd rule of the custom_vjp must return a one-element tuple"
     report = ask.program(loss, "x", "w", x=x, w=w, what=what, hint=hint, each=True)
-    expect_no_host_callback(report, "The backward pass of silu_ffi runs a host callback (pure_callback or "
-                                    "io_callback); the gradient must be computed by your C++ backward kernel.")
-    expect_ran(report, what)
-    expect_gradient_depends(report)
-    checks.expect_straight(report, "ffi", message=(
-        "The gradient of sum(silu_ffi(x) * w) is computed in JAX after your kernels (for instance "
-        "silu'(x) multiplied by the cotangent); the backward kernel must return ȳ·silu'(x) itself"))
-    expect_gradient_math_in_cpp(report)
-    return report
+    return gates.check(report, BACKWARD, what=what)
 
 
 def _backward_coverage(report, k, forward, as_forward):
@@ -273,18 +254,18 @@ def _backward_coverage(report, k, forward, as_forward):
     when some call of a handler of the answer's own is poisoned that is not a forward one
     (`forward`: forward_handlers'), and the targets of the forward handlers' calls the output
     depends on that `as_forward(call)` rejects."""
-    value = report["value"][k]
+    value = report.value[k]
     covered, misused = np.zeros(np.shape(value), bool), []
-    for i, c in enumerate(report["calls"]):
-        entry = report["poisoned"].get(f"call:{i}")
-        if entry is None or c["course"]:
+    for i, c in enumerate(report.calls):
+        run = report.run(evidence.call_piece(i))
+        if run is None or c.course:
             continue
-        if not poison.changed(value, entry["outputs"][k]).any():
+        if not poison.changed(value, run.outputs[k]).any():
             continue                      # a call this output does not depend on
-        mask = poison.covered(value, entry["outputs"][k], entry.get("sizes"))
-        if c["handler"] in forward:
+        mask = poison.covered(value, run.outputs[k], run.sizes)
+        if c.handler in forward:
             if not as_forward(c):
-                misused.append(c["target"])
+                misused.append(c.target)
         else:
             covered |= mask
     return covered, misused
@@ -312,7 +293,7 @@ def gradient_values(ask, fn, what, hint, *, per_example, grads=(0,), **inputs):
             f"{what} does not come, in every element, from a backward kernel of your own (a C++ handler "
             "other than your forward kernel's, which may only recompute silu(x) there), so its values earn "
             "nothing here; see the test of the backward kernel"))
-    return report["value"]
+    return report.value
 
 
 def expect_distinct_backward_kernel(report, fwd, forward, size):
@@ -320,8 +301,8 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
     whose handler is neither a course kernel nor one of `forward` (forward_handlers'); a
     forward handler may appear only as silu_ffi calls it, on x alone (`size` elements)."""
     covered, misused = _backward_coverage(
-        report, 0, forward, lambda c: _signature(c) in forward[c["handler"]] and _signature(c)[0] == [size])
-    fwd_targets = sorted({c["target"] for c in fwd["calls"] if c["handler"] in forward})
+        report, 0, forward, lambda c: _signature(c) in forward[c.handler] and _signature(c)[0] == [size])
+    fwd_targets = sorted({c.target for c in fwd.calls if c.handler in forward})
     checks.expect(covered.all(), (
         "The gradient does not depend, in every element, on a backward kernel of your own: a C++ "
         "handler other than your forward kernel's"

@@ -1,0 +1,213 @@
+"""The evidence: what crosses a process boundary and what a verdict reads, as frozen records.
+
+    witness ──Handover──> grader ──request──> executor ──Report / KernelCall──> grader
+    witness ──HostCall (one observed host-function call)──> grader
+
+A program the answer built is handed over by the witness (`Handover`: its StableHLO text and
+what the witness says of it), run by the executor on the grader's inputs, as it is and with
+pieces poisoned, and reported (`Report`: its custom_calls as `Call`s, its value, a `Run` per
+poisoned piece, the optimized program's opcodes). The tests read these by attribute.
+
+autograder.shared.wire encodes a record as {"$record": <class name>, "fields": {...}} and
+decodes only the classes of `RECORDS`, checking each field against its annotation: a record
+the student's process sends is data of the declared shape or a WireError, never an object
+of its choosing. NumPy only (imported by test code).
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+RECORDS: dict[str, type] = {}   # the classes the wire builds, by name
+
+
+def record(cls: type) -> type:
+    """Class decorator: `cls` (a frozen dataclass) travels as a typed record."""
+    RECORDS[cls.__name__] = cls
+    return cls
+
+# The pieces a Report's `poisoned` names (besides "call:<i>", one FFI custom_call alone, and
+# the dotted names of host functions a test replaced, e.g. "scipy.special.gammaln").
+FFI = "ffi"                       # every FFI custom_call
+HOST_CALLBACK = "host_callback"   # every host callback (pure_callback, io_callback, debug.callback)
+PURE_CALLBACK = "pure_callback"   # the host callbacks without side effects: jax.pure_callback's
+
+
+def call_piece(index: int) -> str:
+    """The piece name of custom_call number `index` poisoned alone."""
+    return f"call:{index}"
+
+
+@record
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute of a custom_call."""
+    value: Any          # Python value: float, int, bool, str, np.ndarray, or the MLIR text
+    type: str           # MLIR type, e.g. "f32", "i64", "ui64"; "" for strings and others
+
+
+@record
+@dataclass(frozen=True)
+class Call:
+    """One custom_call of a program, in program order, read before anything runs."""
+    target: str
+    kind: str                              # "ffi", "host_callback" or "builtin"
+    attributes: dict[str, Attribute]       # the FFI attributes as the lowering typed them (eps=...)
+    operand_types: list[str]               # MLIR tensor types, "tensor<8x16xf32>"
+    result_types: list[str]
+    side_effect: bool                      # has_side_effect: io_callback's, never pure_callback's
+    handler: str = ""                      # an id shared by every target bound to one function
+    course: bool = False                   # the course's kernel (or bound to one), not the answer's
+
+    def attribute(self, name: str) -> Any:
+        """The value of attribute `name`, or None."""
+        found = self.attributes.get(name)
+        return None if found is None else found.value
+
+
+@record
+@dataclass(frozen=True)
+class Run:
+    """The program's flat outputs with one piece poisoned, and the element counts of the
+    poisoned buffers (autograder.shared.poison decides from both)."""
+    outputs: list[np.ndarray]
+    sizes: list[int]
+
+    def only(self, outputs: list[int]) -> Run:
+        return Run([self.outputs[i] for i in outputs], self.sizes)
+
+
+@record
+@dataclass(frozen=True)
+class Program:
+    """What it takes to call one of a program's kernels again (Ask.kernel_call)."""
+    text: str
+    bindings: dict[str, Any]
+
+
+@record
+@dataclass(frozen=True)
+class Report:
+    """The executor's report of one program (autograder.executor.program.report)."""
+    calls: list[Call]
+    value: list[np.ndarray] | None          # the flat outputs on the grader's inputs; None: not run
+    poisoned: dict[str, Run | None]         # piece -> its run; None: the program has no such piece
+    opcodes: list[str]                      # of the compiled module, after XLA dropped dead code
+    refused: str = ""                       # why it was not run ("" when it ran)
+    program: Program | None = None          # set by Ask.program
+    errors: dict[str, str] = field(default_factory=dict)   # piece -> why its poisoned run raised
+
+    @property
+    def ran(self) -> bool:
+        return self.value is not None
+
+    def run(self, piece: str) -> Run | None:
+        """The run with `piece` poisoned (None: not poisoned, or no such piece)."""
+        return self.poisoned.get(piece)
+
+    def has(self, piece: str) -> bool:
+        return self.run(piece) is not None
+
+    def targets(self, kind: str = FFI) -> list[str]:
+        """The targets of the calls of `kind`, in program order."""
+        return [c.target for c in self.calls if c.kind == kind]
+
+    def only(self, outputs: list[int], piece: str) -> Report:
+        """This report reduced to the chosen outputs, clean and with `piece` poisoned."""
+        run = self.run(piece)
+        return dataclasses.replace(self, value=[self.value[i] for i in outputs],
+                                   poisoned={piece: None if run is None else run.only(outputs)})
+
+
+@record
+@dataclass(frozen=True)
+class KernelCall:
+    """One custom_call's kernel called directly on the grader's operands (program.call)."""
+    operand_types: list[str]
+    outputs: list[np.ndarray] | None       # None: the operands do not fit, or it was refused
+    refused: str = ""
+
+
+@record
+@dataclass(frozen=True)
+class Handover:
+    """What the witness hands over of `jax.jit(fn).lower(*args)` (witness/handover.py)."""
+    text: str                              # the StableHLO text
+    bindings: dict[str, Any]               # FFI target -> the library function it was registered from
+    pid: int                               # under which the witness keeps the program's host callbacks
+    recorded: list[Any]                    # its own run's callback calls: [[context, [[index, operands, results]]]]
+
+
+@record
+@dataclass(frozen=True)
+class HostCall:
+    """One call of a student's host function, observed in the witness
+    (autograder.witness.hostcall.call). `result` stays in the witness (it is the host
+    function's own object); everything else is data."""
+    output: str                            # what it wrote to stdout and stderr
+    files: list[str]                       # files it opened
+    events: list[str]                      # audit events it raised (processes, sockets, ...)
+    jax: bool                              # it called JAX
+    error: str | None = None               # 'TypeError: ...' when it raised
+    result: Any = None
+
+
+class RecordError(ValueError):
+    """Fields that do not make the record (autograder.shared.wire turns it into a WireError)."""
+
+
+def build(name: str, fields: dict) -> Any:
+    """The record `name` of RECORDS from decoded `fields`, each checked against its annotation."""
+    cls = RECORDS.get(name)
+    if cls is None:
+        raise RecordError(f"unknown record {name!r}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}
+    required = {f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    if not isinstance(fields, dict) or set(fields) - known or required - set(fields):
+        raise RecordError(f"{name} takes the fields {sorted(known)}")
+    for key, value in fields.items():
+        if not _fits(value, hints[key]):
+            raise RecordError(f"{name}.{key} is not a {hints[key]}")
+    return cls(**fields)
+
+
+def _fits(value, hint) -> bool:
+    """Does decoded `value` have the type `hint` (the annotations used above)?"""
+    if hint is Any:
+        return True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) and _fits(v, args[1]) for k, v in value.items())
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+@record
+@dataclass(frozen=True)
+class PrimitiveState:
+    """What a notebook's Primitive is, as data (reduce_sum_rules' witness.primitive_state).
+    `impl`, `lowering`, `abstract_eval` are what its own pieces compute on the grader's
+    example, each an "Error: message" string where it raised, None where it is no Primitive."""
+    type: str                              # its class, "module.QualName"
+    plain: bool                            # that class is jax.extend.core.Primitive itself
+    attributes: list[str]                  # the names in its instance __dict__
+    name: str
+    impl: Any = None                       # an array, or "Error: message"
+    lowering: Any = None                   # jax.jit of Primitive.bind, the notebook's own lowering
+    abstract_eval: Any = None              # {"shape", "dtype", "effects"}, or "Error: message"
