@@ -1,5 +1,6 @@
-"""Answers that fool the chapter's self-checks (FACTS.md, "What the seed's self-checks
-miss"). The inspection library must tell each of them from the real thing."""
+"""Answers that fool the chapter's self-checks (the course's facts, kept beside the repository
+in ../shared/FACTS.md: "What the seed's self-checks miss"). The inspection library must tell
+each of them from the real thing."""
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp

@@ -108,3 +108,40 @@ def test_the_readme_table_names_every_module(folder):
     actual = {p.name for p in (ROOT / "autograder" / folder).glob("*.py") if p.name != "__init__.py"}
     actual |= {f"{p.name}/" for p in (ROOT / "autograder" / folder).iterdir() if (p / "__init__.py").exists()}
     assert named == actual
+
+
+MAX_LINES = 400
+
+
+def test_no_python_file_is_longer_than_the_limit():
+    """A file that holds two jobs shows first as a long file: each stays under MAX_LINES."""
+    long = {str(p.relative_to(ROOT)): n for p in [*ROOT.glob("autograder/**/*.py"), *ROOT.glob("kernels/*.py"),
+                                                   *ROOT.glob("tests/**/*.py")]
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def _string_key_reads(path: Path) -> list[tuple[int, str]]:
+    """The lines of `path` that read a value by a string key (x["key"], x.get("key"))."""
+    source = path.read_text()
+    reads = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            key = node.slice
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "get" and node.args):
+            key = node.args[0]
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            reads.append((node.lineno, source.splitlines()[node.lineno - 1]))
+    return reads
+
+
+def test_the_exercises_read_evidence_by_attribute():
+    """Evidence is typed (autograder/shared/evidence.py): the exercises read it by attribute.
+    A string-key read left in autograder/assignments/ reads something that is no evidence
+    (a JAX table, an equation's params) and says so in a comment on its line; at most 20."""
+    reads = [(str(p.relative_to(ROOT)), n, line) for p in ROOT.glob("autograder/assignments/**/*.py")
+             for n, line in _string_key_reads(p)]
+    assert len(reads) <= 20, reads
+    assert [r for r in reads if "#" not in r[2]] == []

@@ -8,7 +8,6 @@ backward pass"); the helpers add what was observed. No helper quotes test code.
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 

@@ -122,7 +122,7 @@ def expect_eps_attributes(ask, x, eps, *, hint):
     program the witness handed over)."""
     calls = ask.program(BIND_EPS, "x", x=x, eps=eps, what="Lowering jax.jit of rms_norm_prim_p.bind", hint=hint).calls
     for c in [c for c in calls if c.target == "rms_norm"]:
-        attr = c.attributes.get("eps")
+        attr = c.attributes.get("eps")   # the attribute as the answer's lowering named it
         checks.expect(attr is not None, (
             f"The custom_call to rms_norm carries no eps attribute (attributes: {sorted(c.attributes)}); "
             "pass eps through as the primitive's parameter."))

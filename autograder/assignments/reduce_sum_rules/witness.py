@@ -80,7 +80,7 @@ def lower_to_grader_kernel(primitive) -> None:
     from jax._src.interpreters import mlir
 
     from kernels import reduce_sum
-    cpu = mlir._platform_specific_lowerings["cpu"]
+    cpu = mlir._platform_specific_lowerings["cpu"]   # JAX's lowering table (not evidence)
     if primitive in _kernel_entries and cpu.get(primitive) is _kernel_entries[primitive]:
         return
     before = cpu.get(primitive)
@@ -103,7 +103,7 @@ def _notebook_lowering(primitive):
     import jax
     from jax._src.interpreters import mlir
 
-    cpu = mlir._platform_specific_lowerings["cpu"]
+    cpu = mlir._platform_specific_lowerings["cpu"]   # JAX's lowering table (not evidence)
     ours = _kernel_entries.get(primitive)
     if ours is None or cpu.get(primitive) is not ours:
         yield
@@ -186,10 +186,10 @@ def _rule_swapped(primitive, piece: str):
             undo.append(lambda: table.__setitem__(primitive, old) if had else table.pop(primitive, None))
             batching.primitive_batchers[primitive] = _poison_batch
         elif piece == "primitive":
-            had, old = "impl" in vars(primitive), vars(primitive).get("impl")
+            had, old = "impl" in vars(primitive), vars(primitive).get("impl")   # the instance's (not evidence)
             undo.append(lambda: vars(primitive).__setitem__("impl", old) if had
                         else vars(primitive).pop("impl", None))
-            vars(primitive)["impl"] = _poison_impl
+            vars(primitive)["impl"] = _poison_impl   # the instance's own impl (not evidence)
             entry = mlir.LoweringRuleEntry(mlir.lower_fun(_poison_impl, multiple_results=False), True)
             put(mlir._lowerings, entry)
             for table in list(mlir._platform_specific_lowerings.values()):
