@@ -4,10 +4,12 @@ the program run eagerly with a SciPy function poisoned wherever it is referenced
 to the tests' questions as `witness`."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 
+from autograder.shared.evidence import HostArray, HostCall, HostFunction, Report, Run
 from autograder.witness import hostcall, inspection
 from autograder.witness.observe import student_call
 
@@ -21,40 +23,59 @@ def _operand_like(aval, example: np.ndarray) -> np.ndarray:
     return np.array(values.reshape(shape), dtype=dtype)   # a copy, C-ordered, 0-d kept
 
 
-def host_functions(fn: Callable, example) -> list[dict]:
+def _observed(host: Callable) -> HostCall:
+    """hostcall.call(host) (one call of `host`, observed) as an evidence.HostCall, whether
+    hostcall answers with one or with its dict."""
+    seen = hostcall.call(host)
+    if isinstance(seen, HostCall):
+        return seen
+    names = {f.name for f in dataclasses.fields(HostCall)}
+    return HostCall(**{key: value for key, value in seen.items() if key in names})
+
+
+def host_functions(fn: Callable, example) -> list[HostFunction]:
     """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
     order, with its host function (the student's own function; JAX's flattening wrapper is
     left out) called once, directly and observed from below Python (autograder.witness.hostcall),
     on NumPy arrays shaped and typed like its operands (`example`'s values when the sizes
-    agree). Each entry: {"primitive", "declared": [[shape, dtype] per declared result],
-    "returned": [[shape, dtype, class name] per output] or "error", "jax": whether JAX code
-    ran inside it, "stdout", "files", "events"}."""
+    agree): one evidence.HostFunction each (what it declares, what it returned or the error
+    it raised, whether JAX code ran inside it, its output, files and events)."""
     from jax import tree_util
     example = np.asarray(example)
     report = []
     for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
         if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
             continue
-        operands = [_operand_like(v.aval, example) for v in eqn.invars]
-        seen = hostcall.call(student_call(eqn.params["callback"], *operands))
-        entry = {"primitive": "pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
-                 "declared": [[list(a.shape), str(np.dtype(a.dtype))] for a in eqn.params["result_avals"]],
-                 "jax": seen["jax"], "stdout": seen["output"], "files": seen["files"], "events": seen["events"]}
-        if "error" in seen:
-            entry["error"] = seen["error"]
-        else:
-            entry["returned"] = [[list(np.shape(o)), str(np.asarray(o).dtype), type(o).__name__]
-                                 for o in tree_util.tree_leaves(seen["result"])]
-        report.append(entry)
+        host, avals = eqn.params["callback"], eqn.params["result_avals"]   # JAX's equation params (not evidence)
+        seen = _observed(student_call(host, *[_operand_like(v.aval, example) for v in eqn.invars]))
+        returned = None if seen.error is not None else [
+            HostArray([int(n) for n in np.shape(o)], str(np.asarray(o).dtype), type(o).__name__)
+            for o in tree_util.tree_leaves(seen.result)]
+        report.append(HostFunction(
+            primitive="pure_callback" if eqn.primitive is inspection.pure_callback_p else "io_callback",
+            declared=[HostArray([int(n) for n in a.shape], str(np.dtype(a.dtype))) for a in avals],
+            returned=returned, jax=bool(seen.jax), output=seen.output, files=list(seen.files),
+            events=list(seen.events), error=seen.error))
     return report
 
 
-def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> dict:
+def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report:
     """`fn(*args)` run eagerly (no jit), as it is and with each dotted name of `replace`
-    poisoned wherever it is referenced; a report shaped like provenance.trace's."""
+    poisoned wherever it is referenced (autograder.witness.provenance.replaced): an
+    evidence.Report whose poisoned[name] is that run, as observe.eager_trace's is for the
+    host callbacks."""
     import jax
 
     from autograder.witness import provenance
-    report = {"value": provenance._flat(jax.block_until_ready(fn(*args))), "calls": [], "poisoned": {}}
-    provenance.poison_replaced(report, fn, args, replace)
-    return report
+
+    def run() -> list[np.ndarray]:
+        return [np.asarray(leaf) for leaf in jax.tree.leaves(jax.block_until_ready(fn(*args)))]
+
+    value = run()
+    size = max((a.size for a in value), default=0)
+    poisoned = {}
+    for dotted in replace:
+        original = provenance._resolve(dotted)
+        with provenance.replaced(original, provenance.poison_for(original)):
+            poisoned[dotted] = Run(run(), [int(size)])
+    return Report(calls=[], value=value, poisoned=poisoned, opcodes=[])

@@ -1,0 +1,100 @@
+"""Where gammaln_callback's math happens: the ops of the compiled programs (the grader's
+compile) and the host functions called directly in the student's process
+(witness.host_functions, one evidence.HostFunction per host callback)."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.shared import checks, gates, probe
+from autograder.shared.evidence import Report
+from autograder.assignments.gammaln_callback.questions import FORWARD_HINT, GRAD, compiled_program
+
+# What the compiled programs may hold besides the callbacks (the task text's list):
+# moving data, +, -, *, comparisons and selects, control flow; JAX's own lgamma and
+# digamma need rounding, division, bit tricks, table lookups or transcendental ops.
+ALLOWED_OPS = frozenset({
+    "parameter", "constant", "custom-call", "tuple", "get-tuple-element", "bitcast", "reshape",
+    "copy", "transpose", "broadcast", "convert", "slice", "dynamic-slice", "dynamic-update-slice",
+    "concatenate", "pad", "iota", "reverse", "fusion", "call", "while", "conditional",
+    "opt-barrier", "add", "subtract", "multiply", "negate", "abs", "maximum", "minimum",
+    "compare", "select", "and", "or", "not", "is-finite"})
+
+
+@dataclass(frozen=True)
+class OpsWithin(gates.Gate):
+    """The optimized program holds none of `forbidden` and nothing outside `allowed` (HLO
+    opcodes); the sentence is completed with the ones found."""
+    allowed: frozenset = frozenset()
+    forbidden: frozenset = frozenset()
+
+    def check(self, report: Report, **words) -> None:
+        ops = report.opcodes
+        checks.expect_no_ops(ops, self.forbidden | (set(ops) - self.allowed), message=self.say(**words))
+
+
+# ({what}: the program's function, {shape}: its input's shape)
+NO_MATH = (OpsWithin(
+    "The compiled program of {what} on a float32 input of shape {shape} computes math outside the callbacks: "
+    "log-gamma and digamma must be computed by SciPy on the host, and around the callbacks only +, -, *, "
+    "comparisons, selects, reshapes, copies, broadcasts, slices and dtype conversions are allowed",
+    allowed=ALLOWED_OPS, forbidden=checks.TRANSCENDENTAL),)
+
+# The hint for each of the two functions the shape test runs.
+SHAPE_HINTS = {"gammaln_cb": FORWARD_HINT,
+               "jax.grad(gammaln_cb)": "give gammaln_cb a JVP rule with defjvp whose tangent is a float32 "
+                                       "array shaped like x"}
+
+
+def expect_no_math_outside_callbacks(ask, *inputs):
+    """The optimized programs of jax.jit(gammaln_cb) and jax.jit(jax.grad(gammaln_cb)), on
+    each of `inputs`, hold no transcendental op and none outside ALLOWED_OPS (NO_MATH)."""
+    for name, fn in (("jax.jit(gammaln_cb)", "gammaln_cb"), ("jax.jit(jax.grad(gammaln_cb))", GRAD)):
+        for x in inputs:
+            report = compiled_program(ask, fn, (x,), what=name, hint=FORWARD_HINT)   # the grader's compile
+            gates.check(report, NO_MATH, what=name, shape=x.shape)
+
+
+def host_functions(ask, fn, a, *, what, hint):
+    """witness.host_functions of `fn` (an expression) on the NumPy array `a`: an
+    evidence.HostFunction per host callback."""
+    return ask.run(f"witness.host_functions({fn}, a)", a=probe.numpy(a), what=what, hint=hint)
+
+
+def expect_host_functions_run_no_jax(ask, a):
+    """Every host function of gammaln_cb and of its gradient, called directly on the NumPy
+    array `a`, runs no JAX code."""
+    for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.grad(gammaln_cb)", GRAD)):
+        for entry in host_functions(ask, fn, a, what=f"Tracing {name}", hint=FORWARD_HINT):
+            checks.expect(not entry.jax, (
+                f"A host function of a callback in {name} runs JAX code when the grader calls it directly "
+                "on a NumPy float32 array; compute on the host with SciPy and NumPy only (np.asarray, not "
+                "jnp.asarray; scipy.special, not jax.scipy)."))
+
+
+def check_host_functions_declared(ask, flat):
+    """Every host function of gammaln_cb and of its gradient, called directly on NumPy
+    float32 arrays of shapes (2, 3, 4), (), (0,) and (3, 0, 2) (JAX casts a callback's
+    result silently and never calls the host for an empty output), raises nothing and
+    returns exactly the number, dtypes and shapes of arrays it declares."""
+    for shape in ((2, 3, 4), (), (0,), (3, 0, 2)):
+        a = flat[:int(np.prod(shape))].reshape(shape)
+        for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.grad(gammaln_cb)", GRAD)):
+            found = host_functions(ask, fn, a, what=f"Tracing {name} on a float32 input of shape {shape}",
+                                   hint=SHAPE_HINTS[name])
+            on = f"when called directly on a NumPy float32 array of shape {shape}" + (" (empty)" if a.size == 0 else "")
+            for entry in found:
+                checks.expect(entry.error is None, (
+                    f"A host function of a callback in {name} raised {entry.error} {on}; accept "
+                    "NumPy arrays (np.asarray first) of any shape, empty and 0-d included."))
+                declared, returned = entry.declared, entry.returned
+                checks.expect(len(returned) == len(declared), (
+                    f"A host function of a callback in {name} returns {len(returned)} arrays where "
+                    f"{len(declared)} are declared, {on}."))
+                for d, r in zip(declared, returned):
+                    checks.expect(r.dtype == d.dtype, (
+                        f"A host function of a callback in {name} returns {r.dtype} where {d.dtype} is "
+                        f"declared, {on}; return exactly the declared dtype (end with .astype(np.float32)), "
+                        "for every input."))
+                    checks.expect(list(r.shape) == list(d.shape), (
+                        f"A host function of a callback in {name} returns shape {tuple(r.shape)} where "
+                        f"{tuple(d.shape)} is declared, {on}."))
