@@ -4,9 +4,8 @@ pure_callback/io_callback/debug.callback lower to) or one of jaxlib's own built-
 custom_calls retargeted (to the grader's poison); tensor types as shapes and dtypes; and the
 opcodes of a compiled program.
 
-Shared: the witness reads the modules the notebook's functions lower to
-(autograder.witness.inspection re-exports this), the executor reads the program a
-witness handed over (autograder.executor), before any kernel library is loaded.
+The executor reads the program a witness handed over with it (autograder.executor), before
+any kernel library is loaded; the tests read the modules JAX lowers to with it.
 """
 from __future__ import annotations
 

@@ -21,9 +21,9 @@ def ask(env: dict, exercise: str = "") -> probe.Ask:
 
 def _handlers():
     """The notebook's own process as the executor: the answer's library is already loaded
-    here, and each handler is as provenance saw it registered."""
+    here, and each handler is as the witness's registry saw it registered."""
     from autograder.executor.handlers import Handlers
-    from autograder.witness.provenance import handler
+    from autograder.witness.registry import handler
 
     class InProcess(Handlers):
         def resolve(self, targets, bindings):

@@ -31,7 +31,7 @@ def _prepare(imports: list[str], exercise: str):
     for module in imports:  # what this assignment's questions use beyond JAX (SciPy: 0.8 s)
         importlib.import_module(module)
 
-    from autograder.witness import evaluate, handover, hostcall, observe, provenance  # noqa: F401
+    from autograder.witness import evaluate, fingerprint, handover, hostcall, observe, registry, substitute  # noqa: F401
     from autograder.witness.guard import ModuleGuard
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -39,7 +39,7 @@ def _prepare(imports: list[str], exercise: str):
     evaluate.exercise_witness(exercise)   # imported (and cached) before any student code
     jax.numpy.zeros(1).block_until_ready()  # start the CPU backend outside the notebook's time
     hostcall.install()      # the audit hook, before any student code
-    provenance.install()    # record FFI registrations from here on; the grader's poison target
+    registry.install()      # record FFI registrations from here on; the grader's poison target
     config = Config()
     config.HistoryManager.enabled = False   # In, Out, _ and _i3 kept in memory; no SQLite file
     shell = InteractiveShell.instance(config=config)

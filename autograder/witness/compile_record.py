@@ -13,7 +13,7 @@ folder: the command's options, each translation unit as the compiler saw it (pre
 headers of any name and any include folder are inside it), and the sha256 of each file the
 command wrote and of each object it linked. The executor builds those units with those
 options (autograder/executor/recorded.py) into the library that the notebook's registration
-names by the same sha256 (autograder/witness/provenance.py).
+names by the same sha256 (autograder/witness/registry.py).
 
 Runs as the student, so a record is the student's word, like the C++ it holds: the grader
 compiles it in its own process, with the options it honours, and runs what that makes.

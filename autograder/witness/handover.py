@@ -2,7 +2,7 @@
 
 Runs where the student's code runs. `program(fn, *args)` lowers `jax.jit(fn)` on the
 grader's inputs and hands over only data: the StableHLO text, which exported function each
-FFI target was registered from (provenance.bindings) and an id under which this process
+FFI target was registered from (registry.bindings) and an id under which this process
 keeps the program's host callbacks. The executor (autograder/executor/program.py) runs the
 program itself; each time its run reaches a host callback (custom_call
 xla_ffi_python_cpu_callback, `index` = its position in the program's host callbacks), the
@@ -28,7 +28,7 @@ import jax
 import numpy as np
 
 from autograder.shared.evidence import Handover
-from autograder.witness import provenance
+from autograder.witness import registry, substitute
 
 _KEEP = 64   # programs whose callbacks stay servable (a test hands over a few at a time)
 _RECORD_BYTES = 16 << 20   # operands and results a record holds at most; later calls are served live
@@ -38,7 +38,7 @@ _ids = itertools.count(1)
 
 def program(fn, *args, replace: tuple[str, ...] = ()) -> Handover:
     """The Handover of jax.jit(fn).lower(*args) (unused arguments kept: the grader passes all
-    its inputs): its StableHLO text, provenance.bindings(), the id of its host callbacks here,
+    its inputs): its StableHLO text, registry.bindings(), the id of its host callbacks here,
     the record of their calls: [[context, [[index, operands, results], ...]], ...] for the
     program run here as it is (context -1) and with each name of `replace` poisoned (context i)."""
     lowered = jax.jit(fn, keep_unused=True).lower(*args)
@@ -52,7 +52,7 @@ def program(fn, *args, replace: tuple[str, ...] = ()) -> Handover:
         for context, names in [(-1, []), *((i, [name]) for i, name in enumerate(replace))]:
             with _replacing(names):
                 records.append([context, _recorded(lowered, callbacks, args)])
-    return Handover(lowered.as_text(), provenance.bindings(), pid, records)
+    return Handover(lowered.as_text(), registry.bindings(), pid, records)
 
 
 def _recorded(lowered, callbacks: list, args) -> list:
@@ -85,7 +85,7 @@ def _recorded(lowered, callbacks: list, args) -> list:
 def serve(pid: int, index: int, operands: list, replace: tuple[str, ...] = ()) -> list[np.ndarray]:
     """The results of host callback `index` of program `pid` on `operands`, with each
     dotted name of `replace` (scipy.special.gammaln) poisoned wherever it is referenced
-    (provenance.replaced), as NumPy arrays."""
+    (substitute.poisoned), as NumPy arrays."""
     callback = _programs[pid][index]
     with _replacing(list(replace)):
         results = callback(*[np.asarray(o) for o in operands])
@@ -95,6 +95,5 @@ def serve(pid: int, index: int, operands: list, replace: tuple[str, ...] = ()) -
 def _replacing(names: list[str]):
     stack = contextlib.ExitStack()
     for dotted in names:
-        original = provenance._resolve(dotted)
-        stack.enter_context(provenance.replaced(original, provenance.poison_for(original)))
+        stack.enter_context(substitute.poisoned(dotted))
     return stack

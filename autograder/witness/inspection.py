@@ -1,15 +1,14 @@
-"""What a JAX program is made of, read from its jaxpr and its StableHLO.
+"""What a JAX program is made of, read from its jaxpr.
 
 Hidden tests ask structural questions through this module, never through strings:
 - jaxpr: every equation, recursively through nested jaxprs (jit, custom_jvp_call,
   custom_vjp_call, closed_call, cond branches, scan/while bodies, remat, ...), matched
   by primitive object (or name), so a jitted helper that merely is *called*
   `pure_callback` is a `jit` equation and never counts as a pure_callback;
-- StableHLO: every stablehlo.custom_call of `lowered.compiler_ir("stablehlo")`, walked
-  as MLIR operations, with its target and typed attributes, classified as a registered
-  FFI handler, a host callback (what pure_callback/io_callback/debug.callback lower to)
-  or one of jaxlib's own built-in targets (LAPACK, ...);
 - the JVP, transpose and batching rules registered for a primitive.
+The StableHLO a program lowers to (its custom_calls, classified as FFI handlers, host
+callbacks or jaxlib built-ins) is read by autograder/shared/stablehlo.py, on the
+executor's side.
 """
 from __future__ import annotations
 
@@ -75,18 +74,6 @@ def callback_function(eqn: jex_core.JaxprEqn) -> Callable[..., list[np.ndarray]]
         raise TypeError(f"not a callback equation: {eqn.primitive.name}")
     flat = eqn.params["callback"]
     return lambda *args: list(flat(*args))
-
-
-# ------------------------------------------------------------- StableHLO ----------
-
-from autograder.shared.stablehlo import (  # noqa: E402,F401  (re-exported: tests and facts use them here)
-    Attribute, CustomCall, classify_target, custom_calls, ffi_custom_calls, jaxlib_builtin_targets,
-    stablehlo_module, walk)
-
-
-def lower(fn: Callable, *args, **kwargs):
-    """`jax.jit(fn).lower(*args)`: the Lowered object that custom_calls() reads."""
-    return jax.jit(fn).lower(*args, **kwargs)
 
 
 # ------------------------------------------------------------------ rules ----------

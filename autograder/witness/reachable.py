@@ -1,5 +1,5 @@
 """The state a host function can change, found from its code: what a purity check
-fingerprints (autograder.witness.hostcall) before and after each call, so that its cost
+fingerprints (autograder.witness.fingerprint) before and after each call, so that its cost
 follows what the function reaches, not the notebook's unrelated globals (a benchmark cell's
 lists of millions of numbers).
 
@@ -25,7 +25,7 @@ import types
 
 import numpy as np
 
-from autograder.witness import hostcall
+from autograder.witness import fingerprint, hostcall
 
 # Routes from code to state it does not name. Namespaces: globals vars locals __dict__
 # __globals__ __builtins__ builtins f_globals f_locals user_ns. Frames: sys inspect traceback
@@ -57,7 +57,7 @@ def student_file(filename: str) -> bool:
     Python's installation and this package (a helpers.py the notebook wrote)?"""
     if filename.startswith("<"):
         return filename.startswith("<ipython-input")
-    return not hostcall._python_files(filename) and not os.path.abspath(filename).startswith(_GRADER)
+    return not hostcall.python_files(filename) and not os.path.abspath(filename).startswith(_GRADER)
 
 
 def _names(code: types.CodeType, into: set[str], codes: set) -> None:
@@ -80,14 +80,14 @@ def _names(code: types.CodeType, into: set[str], codes: set) -> None:
                 stack.append(k)
 
 
-_NOT_OWNERS = (*hostcall._ATOMS, np.ndarray)
+_NOT_OWNERS = (*fingerprint.ATOMS, np.ndarray)
 
 
-class _Recording(hostcall._Walk):
+class _Recording(fingerprint.Walk):
     """A fingerprint walk that also reports the functions and the library objects it meets."""
 
     def __init__(self, reach: "_Reach"):
-        super().__init__(hostcall._BUDGET)
+        super().__init__(fingerprint.BUDGET)
         self.reach = reach
 
     def _visit(self, value):
@@ -97,8 +97,8 @@ class _Recording(hostcall._Walk):
         elif isinstance(value, _NOT_OWNERS):
             pass
         elif isinstance(value, types.ModuleType) or (
-                isinstance(value, type) and not hostcall._students(value.__module__)) or (
-                type(value).__module__.partition(".")[0] in hostcall._LIBRARIES):
+                isinstance(value, type) and not fingerprint.students(value.__module__)) or (
+                type(value).__module__.partition(".")[0] in fingerprint.LIBRARIES):
             self.reach.owners.append(value)   # its attributes the code names may be the student's
         return token, children
 
@@ -141,7 +141,7 @@ class _Reach:
                 add(name, space[name])
         for name in sorted(self.names):
             module = sys.modules.get(name)
-            if module is not None and name != "__main__" and hostcall._students(name):
+            if module is not None and name != "__main__" and fingerprint.students(name):
                 add(f"module {name}", module)
         owners, self.owners = self.owners, []
         for owner in owners:
@@ -161,7 +161,7 @@ class _Reach:
         found = [(n, v) for n, v in list(self.namespace.items())
                  if n not in _IPYTHON_NAMES and not _IPYTHON_HISTORY.fullmatch(n)]
         found += [(f"module {n}", m) for n, m in list(sys.modules.items())
-                  if isinstance(m, types.ModuleType) and n != "__main__" and hostcall._students(n)]
+                  if isinstance(m, types.ModuleType) and n != "__main__" and fingerprint.students(n)]
         return found
 
 
@@ -183,7 +183,7 @@ def _static(owner, name: str):
             if name in vars(cls):
                 return vars(cls)[name]
         return _MISSING
-    return hostcall._attributes(owner).get(name, _MISSING)
+    return fingerprint.attributes(owner).get(name, _MISSING)
 
 
 def _students_thing(value) -> bool:
@@ -193,8 +193,8 @@ def _students_thing(value) -> bool:
     if isinstance(value, (types.ModuleType, types.BuiltinFunctionType, types.MethodType)):
         return False
     if isinstance(value, type):
-        return hostcall._students(value.__module__)
-    return type(value).__module__.partition(".")[0] not in hostcall._LIBRARIES
+        return fingerprint.students(value.__module__)
+    return type(value).__module__.partition(".")[0] not in fingerprint.LIBRARIES
 
 
 def fingerprints(host, namespace: dict, whole: bool = False) -> tuple[dict[str, str], set]:
@@ -218,5 +218,5 @@ def fingerprints(host, namespace: dict, whole: bool = False) -> tuple[dict[str, 
     if whole or not DYNAMIC.isdisjoint(reach.names):
         for name, value in reach.everything():
             if name not in taken:
-                digests[name] = hostcall.fingerprint(value)
+                digests[name] = fingerprint.fingerprint(value)
     return digests, reach.codes

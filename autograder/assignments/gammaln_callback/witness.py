@@ -61,12 +61,12 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
 
 def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report:
     """`fn(*args)` run eagerly (no jit), as it is and with each dotted name of `replace`
-    poisoned wherever it is referenced (autograder.witness.provenance.replaced): an
+    poisoned wherever it is referenced (autograder.witness.substitute.poisoned): an
     evidence.Report whose poisoned[name] is that run, as observe.eager_trace's is for the
     host callbacks."""
     import jax
 
-    from autograder.witness import provenance
+    from autograder.witness import substitute
 
     def run() -> list[np.ndarray]:
         return [np.asarray(leaf) for leaf in jax.tree.leaves(jax.block_until_ready(fn(*args)))]
@@ -75,7 +75,6 @@ def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report
     size = max((a.size for a in value), default=0)
     poisoned = {}
     for dotted in replace:
-        original = provenance._resolve(dotted)
-        with provenance.replaced(original, provenance.poison_for(original)):
+        with substitute.poisoned(dotted):
             poisoned[dotted] = Run(run(), [int(size)])
     return Report(calls=[], value=value, poisoned=poisoned, opcodes=[])

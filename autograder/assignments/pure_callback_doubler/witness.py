@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder.witness import hostcall, inspection, reachable
+from autograder.witness import fingerprint, hostcall, inspection, reachable
 from autograder.witness.observe import flat_callback_calls, student_call
 
 
@@ -89,14 +89,14 @@ def _settings() -> dict:
 
 
 def _state(namespace: dict, student, whole: bool) -> tuple[dict, set]:
-    """A deep fingerprint (autograder.witness.hostcall) of the host function itself (its
+    """A deep fingerprint (autograder.witness.fingerprint) of the host function itself (its
     attributes, closure, defaults and, for a callable object, its class), of the state its
     code can reach (autograder.witness.reachable: the globals it names, in the notebook or in
     a module it wrote, transitively; every notebook global, private ones such as `_CACHE`
     too, when `whole` or when its code reaches state by text), and of the process-wide
     settings, by name; and the code objects of that reach."""
     digests, codes = reachable.fingerprints(student, namespace, whole)
-    digests.update({name: hostcall.fingerprint(value) for name, value in _settings().items()})
+    digests.update({name: fingerprint.fingerprint(value) for name, value in _settings().items()})
     return digests, codes
 
 
