@@ -147,14 +147,16 @@ class Handover:
 @dataclass(frozen=True)
 class HostCall:
     """One call of a student's host function, observed in the witness
-    (autograder.witness.hostcall.call). `result` stays in the witness (it is the host
-    function's own object); everything else is data."""
-    output: str                            # what it wrote to stdout and stderr
-    files: list[str]                       # files it opened
-    events: list[str]                      # audit events it raised (processes, sockets, ...)
-    jax: bool                              # it called JAX
-    error: str | None = None               # 'TypeError: ...' when it raised
-    result: Any = None
+    (autograder.witness.hostcall.call). `result` and `codes` stay in the witness (the host
+    function's own objects); the rest is data."""
+    output: str                            # what it wrote to fds 1/2 or sys.stdout/stderr
+    files: list[str]                       # paths it opened outside Python's own files
+    events: list[str]                      # other audited events (processes, sockets, removals)
+    jax: bool                              # JAX code ran during the call
+    error: str | None = None               # "Error: message" when it raised
+    warnings: list[str] = field(default_factory=list)   # Python warnings it caused (recorded, not printed)
+    result: Any = None                     # what it returned
+    codes: list[Any] = field(default_factory=list)      # code objects of the Python functions that started
 
 
 class RecordError(ValueError):
