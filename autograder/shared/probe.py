@@ -11,7 +11,7 @@ connects (`with kit.case(env, concept="...") as ask:`, which is `probe.case`):
 `ask.run` evaluates one expression where the answer lives and returns plain data
 (NumPy arrays, lists, dicts of data, numbers, strings; other objects as `wire.Opaque`).
 The expression sees the notebook's globals plus `jax`, `jnp`, `np`, `checks`, `inspection`,
-`observe`, `provenance` and `handover` (autograder/witness/), `witness` (the exercise's own
+`observe`, `registry` and `handover` (autograder/witness/), `witness` (the exercise's own
 observations, autograder/assignments/<name>/witness.py, where it has some) and the named
 inputs (arrays arrive as jax arrays; wrap one in `probe.numpy(x)` to pass a NumPy array).
 
