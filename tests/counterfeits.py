@@ -3,9 +3,7 @@ in ../shared/FACTS.md: "What the seed's self-checks miss"). The inspection libra
 each of them from the real thing."""
 import jax
 import jax.numpy as jnp
-import jax.scipy.special as jsp
 import numpy as np
-import scipy.special as sps
 from jax.core import ShapedArray
 from jax.experimental import io_callback
 from jax.extend.core import Primitive
@@ -40,41 +38,6 @@ def _sds(x):
 
 def doubler_io_callback(x):
     return io_callback(lambda a: np.asarray(a) * 2, _sds(x), x)
-
-
-def doubler_jnp_inside(x):
-    """pure_callback whose host function does its arithmetic in jnp, not NumPy."""
-    return jax.pure_callback(lambda a: jnp.asarray(a) * 2, _sds(x), x)
-
-
-def doubler_float64_result(x):
-    """Host function returns float64; JAX silently casts it back to float32."""
-    return jax.pure_callback(lambda a: np.asarray(a, np.float64) * 2, _sds(x), x)
-
-
-CALLS = []
-
-
-def doubler_impure(x):
-    """Host function that prints and mutates module state."""
-    def host(a):
-        CALLS.append(1)
-        print("doubling", np.shape(a))
-        return np.asarray(a) * 2
-    return jax.pure_callback(host, _sds(x), x)
-
-
-@jax.custom_jvp
-def gammaln_jax_digamma(x):
-    """Forward through a callback, derivative through jax.scipy's digamma (no callback)."""
-    return jax.pure_callback(lambda a: sps.gammaln(np.asarray(a)).astype(a.dtype), _sds(x), x,
-                             vmap_method="expand_dims")
-
-
-@gammaln_jax_digamma.defjvp
-def _gammaln_jax_digamma_jvp(p, t):
-    (x,), (xd,) = p, t
-    return gammaln_jax_digamma(x), jsp.digamma(x) * xd
 
 
 def _silu_host(a):

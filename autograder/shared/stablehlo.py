@@ -111,11 +111,6 @@ def custom_calls(lowered_or_module) -> list[CustomCall]:
                 if op.name == "stablehlo.custom_call"]
 
 
-def ffi_custom_calls(lowered_or_module) -> list[CustomCall]:
-    """custom_calls of registered FFI handlers only: no host callbacks, no jaxlib built-ins."""
-    return [c for c in custom_calls(lowered_or_module) if c.kind == "ffi"]
-
-
 def retarget(module: ir.Module, indices, target: str) -> list[int]:
     """Make custom_calls number `indices` (program order) of `module` call `target`, in place
     (inside the module's context); the element counts of their results."""

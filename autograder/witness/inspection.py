@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
-import numpy as np
 from jax.extend import core as jex_core
 from jax.interpreters import ad, batching
 
@@ -65,15 +64,6 @@ def _matches(eqn: jex_core.JaxprEqn, primitive: PrimitiveLike) -> bool:
 def find_eqns(jaxpr, primitive: PrimitiveLike) -> list[jex_core.JaxprEqn]:
     """Equations whose primitive IS `primitive` (an object), or is named `primitive`."""
     return [eqn for eqn in iter_eqns(jaxpr) if _matches(eqn, primitive)]
-
-
-def callback_function(eqn: jex_core.JaxprEqn) -> Callable[..., list[np.ndarray]]:
-    """The host function behind a pure_callback/io_callback equation, callable on NumPy
-    arrays (flattened operands in, flat list of outputs back)."""
-    if eqn.primitive not in (pure_callback_p, io_callback_p):
-        raise TypeError(f"not a callback equation: {eqn.primitive.name}")
-    flat = eqn.params["callback"]
-    return lambda *args: list(flat(*args))
 
 
 # ------------------------------------------------------------------ rules ----------
