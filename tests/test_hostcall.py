@@ -81,13 +81,13 @@ def test_purity_observes_each_host_call_on_its_own():
          "def noisy(a):\n    np.seterr(over='ignore')\n    return np.asarray(a) * 2\n"
          "def impure(x):\n    return jax.pure_callback(noisy, jax.ShapeDtypeStruct(x.shape, x.dtype), x)\n", ns)
     inputs = [np.float32([1, 3e38])]
-    calls = witness.host_purity(ns["wrapper"], np.ones(2, np.float32), inputs, ns)["calls"]
-    assert [c["via"] for c in calls] == ["direct", "eager", "jit"]
-    assert not any(c["changed"] or c["output"] for c in calls), calls
+    calls = witness.host_purity(ns["wrapper"], np.ones(2, np.float32), inputs, ns).calls
+    assert [c.via for c in calls] == ["direct", "eager", "jit"]
+    assert not any(c.changed or c.output for c in calls), calls
     saved = np.geterr()
     try:
         for _ in range(2):   # the second grading question sees it as well as the first
-            calls = witness.host_purity(ns["impure"], np.ones(2, np.float32), inputs, ns)["calls"]
-            assert all(c["changed"] == ["NumPy's error state (np.seterr)"] for c in calls), calls
+            calls = witness.host_purity(ns["impure"], np.ones(2, np.float32), inputs, ns).calls
+            assert all(c.changed == ["NumPy's error state (np.seterr)"] for c in calls), calls
     finally:
         np.seterr(**saved)

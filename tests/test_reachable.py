@@ -54,7 +54,7 @@ def test_a_module_the_notebook_wrote(tmp_path, monkeypatch):
     ns["host"] = host
     calls = witness.host_purity.__globals__["_Purity"](ns)
     calls.call(host, lambda: host(np.ones(2)), "direct")
-    assert calls.calls[0]["changed"] == ["CALLS"]
+    assert calls.calls[0].changed == ["CALLS"]
     sys.modules.pop("helpers_reach")
 
 
@@ -89,4 +89,4 @@ def test_student_code_the_reach_missed_widens_the_next_calls():
             purity.call(ns["host"], lambda: ns["host"](np.ones(2)), "direct")
     finally:
         logging.getLogger("reach_test").handlers.clear()
-    assert purity.whole and "LOG" in purity.calls[1]["changed"]
+    assert purity.whole and "LOG" in purity.calls[1].changed

@@ -237,3 +237,74 @@ class HostFunction:
     files: list[str]                       # files it opened
     events: list[str]                      # audit events it raised (processes, sockets, ...)
     error: str | None = None               # 'TypeError: ...' when it raised
+
+
+# ---- pure_callback_doubler's witness: witness.call_result, host_calls, host_purity ----
+
+@record
+@dataclass(frozen=True)
+class CallResult:
+    """What one call of the answer returned (pure_callback_doubler's witness.call_result)."""
+    type: str                              # its class name, "ArrayImpl", "ShapeDtypeStruct"
+    jax_array: bool                        # it is a jax.Array
+    shape: list[int] | None                # None: it has no shape (a tuple of ints)
+    value: Any = None                      # the array when it is a jax or NumPy array, else None
+                                           # (an array of Python objects travels as the wire's Opaque)
+
+
+@record
+@dataclass(frozen=True)
+class DirectCall:
+    """One call of a host function on one input, made by the grader and observed: what it
+    returned or raised and what it did (pure_callback_doubler's witness.host_calls)."""
+    output: str                            # what it wrote to fds 1/2 or sys.stdout/stderr
+    files: list[str]                       # paths it opened
+    events: list[str]                      # processes, sockets, removals it started
+    jax: bool                              # JAX code ran inside it
+    error: str | None = None               # "Error: message" when it raised
+    values: list[Any] = field(default_factory=list)   # every output leaf as an array ([] when it raised)
+    type: str = ""                         # the first output's class, "numpy.ndarray" ("" when it raised)
+
+    @property
+    def outputs(self) -> int:
+        return len(self.values)
+
+    @property
+    def value(self) -> Any:
+        """The first output (None: there is none)."""
+        return self.values[0] if self.values else None
+
+
+@record
+@dataclass(frozen=True)
+class HostCalls:
+    """The one callback's host function called directly on each input (witness.host_calls)."""
+    callbacks: int                         # how many callback equations the trace holds
+    calls: list[DirectCall]                # one per input, in order ([] unless callbacks == 1)
+
+
+@record
+@dataclass(frozen=True)
+class PurityCall:
+    """One call of a host function observed between two snapshots of the notebook's state
+    and of the working folder (pure_callback_doubler's witness.host_purity)."""
+    via: str                               # "direct" (the grader's call), "eager" or "jit" (JAX's)
+    output: str
+    files: list[str]
+    events: list[str]
+    changed: list[str]                     # names of the state the call changed ("(the host function)": its own)
+    added: list[str]
+    removed: list[str]
+    files_added: list[str]                 # names in the working folder
+    files_removed: list[str]
+    error: str | None = None
+
+
+@record
+@dataclass(frozen=True)
+class HostPurity:
+    """Every call of the one callback's host function, each observed on its own
+    (witness.host_purity)."""
+    callbacks: int                         # how many callback equations the trace holds
+    calls: list[PurityCall]                # in order: the direct calls, then JAX's eager and jit ones
+    values: list[list[Any] | None]         # the direct calls' outputs as arrays (None: it raised)

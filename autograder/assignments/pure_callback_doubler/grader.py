@@ -12,11 +12,16 @@ student's process can observe (the eager path, the jaxpr's callback equations, t
 function called directly, its purity) is asked through `ask.run`; every test that rests on
 it also requires the executor's verdict (`expect_program_from_callback`), so a notebook that
 forges its process's replies gains at most those tests, and only where its program is right.
-Verdicts use `checks`; the inputs each test uses stay in its cell.
+Verdicts use `checks`, and the gates of a program's report (RAN, FROM_CALLBACK) are
+declared once below; the inputs each test uses stay in its cell. The witness's answers are
+typed records (autograder.shared.evidence: CallResult, HostCalls, HostPurity), read by
+attribute.
 """
+import dataclasses
+
 import numpy as np
 
-from autograder.shared import checks, probe
+from autograder.shared import checks, evidence, gates, probe
 from autograder.assignments.pure_callback_doubler import EXERCISE
 
 
@@ -49,14 +54,44 @@ def case(env, *, concept):
     return EXERCISE.case(env, concept=concept, before=expect_defined)
 
 
+# ---- the gates: what a report must be before its result counts (gates.check fills {what}) ----
+
+@dataclasses.dataclass(frozen=True)
+class Poisoned(gates.Gate):
+    """The report holds a run with `piece` poisoned: the program has such a piece."""
+    piece: str = evidence.PURE_CALLBACK
+
+    def check(self, report, **words) -> None:
+        checks.expect(report.has(self.piece), self.say(**words))
+
+
+RAN = gates.Ran("The grader's run of the compiled program of {what} failed: {refused}.")
+# The result is the pure_callback's output itself, on the executor's report; on an eager
+# trace's, which cannot tell pure_callback from io_callback, the host callbacks' (from_callback).
+FROM_CALLBACK = (
+    Poisoned("{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
+             "result must be the output of jax.pure_callback for every input shape, eagerly and under jax.jit."),
+    gates.DependsOn("{what} does not take its result from the pure_callback: the grader replaced the "
+                    "callback's output and the result stayed the same; return the callback's output, not a "
+                    "value computed beside it", evidence.PURE_CALLBACK),
+    gates.StraightFrom("{what} computes on the pure_callback's output before returning it; the doubling must "
+                       "happen in the host function, and the result must be the callback's output itself "
+                       "(reshaping it is fine)", evidence.PURE_CALLBACK))
+
+
+def from_callback(report):
+    """FROM_CALLBACK on the piece `report` tells the callback by (checks.callback_piece)."""
+    piece = checks.callback_piece(report)
+    return tuple(dataclasses.replace(gate, piece=piece) for gate in FROM_CALLBACK)
+
+
 # ---- the answer's result ----
 
 def compiled_program(ask, x, *, what):
     """The executor's report on the compiled program of jax.jit(pure_callback_doubler) on x
     (run as it is, and with the host callback's output poisoned); failing when it was not run."""
     report = ask.program("pure_callback_doubler", "x", x=x, what=what, hint=CALL_HINT)
-    checks.expect_ran(report, what)
-    return report
+    return gates.check(report, (RAN,), what=what)
 
 
 def expect_program_from_callback(ask):
@@ -69,20 +104,20 @@ def expect_program_from_callback(ask):
 
 
 def call_result(ask, expr, x, *, what, hint=CALL_HINT):
-    """witness.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): the
-    result's value, whether it is a jax.Array, its type name and shape."""
+    """witness.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): an
+    evidence.CallResult, the result's value, whether it is a jax.Array, its type name and shape."""
     return ask.run(f"witness.call_result({expr})", x=x, what=what, hint=hint)
 
 
 def shape_of(got):
     """The shape of a call_result as a tuple (None when the result has none)."""
-    return None if got["shape"] is None else tuple(got["shape"])
+    return None if got.shape is None else tuple(got.shape)
 
 
 def expect_jax_array(got, what):
     """The call_result `got` is a jax.Array (not, say, the ShapeDtypeStruct declaration)."""
-    checks.expect(got["jax_array"], (
-        f"{what} returned a {got['type']}, not a jax.Array; return the result of "
+    checks.expect(got.jax_array, (
+        f"{what} returned a {got.type}, not a jax.Array; return the result of "
         "jax.pure_callback, not the ShapeDtypeStruct declaration."))
 
 
@@ -90,7 +125,7 @@ def expect_shape_and_dtype(got, shape, what):
     """The call_result `got` has `shape` and the declared float32."""
     have = shape_of(got)
     checks.expect(have == shape, f"{what} returned shape {have} for shape {shape}; {DECLARE_HINT}.")
-    checks.expect_dtype(got["value"], np.float32, what=f"{what}'s result", hint=DECLARE_HINT)
+    checks.expect_dtype(got.value, np.float32, what=f"{what}'s result", hint=DECLARE_HINT)
 
 
 def expect_exactly_doubled(value, want, what):
@@ -104,21 +139,10 @@ def expect_callback_output(report, want, what):
     """A trace report (observe.eager_trace, or the executor's report from compiled_program)
     holds one output, exactly `want` in float32, that depends on the host callback in
     every element and is its output with nothing computed after it."""
-    checks.expect(len(report["value"]) == 1, (
-        f"{what} returned {len(report['value'])} arrays; return one array, the callback's result."))
-    expect_exactly_doubled(report["value"][0], want, what)
-    piece = checks.callback_piece(report)
-    checks.expect(report["poisoned"][piece] is not None, (
-        f"{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
-        "result must be the output of jax.pure_callback for every input shape, eagerly and under jax.jit."))
-    checks.expect_depends(report, piece, message=(
-        f"{what} does not take its result from the pure_callback: the grader replaced the "
-        "callback's output and the result stayed the same; return the callback's output, not a "
-        "value computed beside it"))
-    checks.expect_straight(report, piece, message=(
-        f"{what} computes on the pure_callback's output before returning it; the doubling must "
-        "happen in the host function, and the result must be the callback's output itself "
-        "(reshaping it is fine)"))
+    checks.expect(len(report.value) == 1, (
+        f"{what} returned {len(report.value)} arrays; return one array, the callback's result."))
+    expect_exactly_doubled(report.value[0], want, what)
+    gates.check(report, from_callback(report), what=what)
 
 
 # ---- empty input ----
@@ -127,16 +151,16 @@ def expect_empty_result(got, name):
     """The call_result of `name` on an empty input is a jax.Array of shape (0,) and dtype
     float32 (two checks, two messages)."""
     shape = shape_of(got)
-    checks.expect(got["jax_array"] and shape == (0,), (
-        f"{name} on an empty input returned {got['type']} of shape {shape}; "
+    checks.expect(got.jax_array and shape == (0,), (
+        f"{name} on an empty input returned {got.type} of shape {shape}; "
         "return the callback result, of shape (0,) for an empty input."))
-    checks.expect_dtype(got["value"], np.float32, what=f"{name} on an empty input")
+    checks.expect_dtype(got.value, np.float32, what=f"{name} on an empty input")
 
 
 def expect_empty_float32_result(got, name):
     """The call_result of `name` on an empty input is a float32 jax.Array of shape (0,)
     (one check, one message)."""
-    checks.expect(got["jax_array"] and got["shape"] == [0] and got["value"].dtype == np.float32, (
+    checks.expect(got.jax_array and got.shape == [0] and got.value.dtype == np.float32, (
         f"{name} on an empty input did not return an empty float32 jax.Array of shape (0,); "
         "return the callback result for empty input too."))
 
@@ -146,7 +170,7 @@ def expect_empty_host_result(call, kind):
     one array of shape (0,)."""
     expect_no_error(call, kind, "an empty input is valid: return an empty array, and do not use "
                                 "a pure callback for input validation")
-    checks.expect(call["outputs"] == 1 and np.shape(call["value"]) == (0,), (
+    checks.expect(call.outputs == 1 and np.shape(call.value) == (0,), (
         f"Your host function, called on {kind}, did not return one empty array of shape (0,); "
         "arr * 2 in NumPy handles empty arrays as they are."))
 
@@ -154,9 +178,9 @@ def expect_empty_host_result(call, kind):
 
 def callback_counts(ask, x, n):
     """How many io_callback, debug_callback and pure_callback equations the trace of
-    pure_callback_doubler on x (of shape (n,)) holds."""
-    return ask.run('{p: observe.count_eqns(pure_callback_doubler, x, primitive=p) '
-                   'for p in ("io_callback", "debug_callback", "pure_callback")}', x=x,
+    pure_callback_doubler on x (of shape (n,)) holds, in that order."""
+    return ask.run('[observe.count_eqns(pure_callback_doubler, x, primitive=p) '
+                   'for p in ("io_callback", "debug_callback", "pure_callback")]', x=x,
                    what=f"Tracing pure_callback_doubler on shape ({n},)",
                    hint="pure_callback_doubler must accept a float32 JAX array of any length")
 
@@ -164,13 +188,13 @@ def callback_counts(ask, x, n):
 def expect_only_one_pure_callback(counts, n):
     """`counts` (callback_counts on shape (n,)) holds no io or debug callback and exactly
     one pure_callback."""
-    checks.expect(counts["io_callback"] == 0, (
+    n_io, n_debug, n_cb = counts
+    checks.expect(n_io == 0, (
         "pure_callback_doubler uses io_callback; doubling is pure, so call the host function "
         "through jax.pure_callback."))
-    checks.expect(counts["debug_callback"] == 0, (
+    checks.expect(n_debug == 0, (
         "pure_callback_doubler uses jax.debug.callback or jax.debug.print; a pure computation "
         "has no side effects, so remove it."))
-    n_cb = counts["pure_callback"]
     checks.expect(n_cb == 1, (
         f"pure_callback_doubler holds {n_cb} jax.pure_callback equations for an input of shape ({n},), "
         "expected exactly one for every shape; call one NumPy host function through jax.pure_callback "
@@ -193,7 +217,8 @@ def on_both_kinds(arrays):
 
 def host_calls(ask, **inputs):
     """witness.host_calls: the host function of pure_callback_doubler (traced on example())
-    called directly on each input in turn, its output captured at file-descriptor level."""
+    called directly on each input in turn, its output captured at file-descriptor level (an
+    evidence.HostCalls)."""
     return ask.run(f"witness.host_calls(pure_callback_doubler, example, [{', '.join(inputs)}])",
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 
@@ -204,7 +229,7 @@ def host_purity(ask, **inputs):
     host function observed on its own, between two deep snapshots of the notebook's state
     (the host function's attributes, closure, defaults and class, the process-wide settings)
     and of the working folder, its output seen at file-descriptor level, files opened and
-    processes or sockets started seen from below Python."""
+    processes or sockets started seen from below Python (an evidence.HostPurity)."""
     return ask.run(f"witness.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__)",
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 
@@ -233,15 +258,15 @@ _VIA = {"direct": "when the grader called it directly", "eager": "when JAX ran i
 def expect_one_host_function(report, on=""):
     """The report (host_calls, host_purity) found exactly one pure_callback, whose
     host function it called; `on` completes "could be checked" (e.g. " on an empty input")."""
-    checks.expect(report["callbacks"] == 1, (
+    checks.expect(report.callbacks == 1, (
         f"pure_callback_doubler holds no single jax.pure_callback whose host function could be checked{on}; "
         "double the values in a NumPy host function called through jax.pure_callback."))
 
 
 def expect_no_error(call, on, advice):
     """The host function, called on `on`, raised nothing; `advice` ends the message."""
-    if "error" in call:
-        checks.fail(f"Your host function, called on {on}, raised {call['error']}; {advice}")
+    if call.error is not None:
+        checks.fail(f"Your host function, called on {on}, raised {call.error}; {advice}")
 
 
 def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
@@ -250,25 +275,25 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
     float32 array equal to NumPy's float32 a * 2 exactly, and no JAX code run unless the
     input was a jax.Array (`jax_allowed`)."""
     want = doubled(a).astype(np.float32)   # NumPy's float32 arr * 2
-    if "error" in call:
+    if call.error is not None:
         if a.size == 0:
             return   # an error on empty input is the "Empty input" test's finding
         expect_no_error(call, on, "a pure host function must accept any float32 array and must not "
                                   "validate its input (an intentional exception is a side effect).")
-    checks.expect(call["outputs"] == 1,
-                  f"Your host function returned {call['outputs']} arrays; return one array, arr * 2.")
-    checks.expect(call["type"] == "numpy.ndarray", (
-        f"Your host function, called on {kind}, returned a {call['type']}, "
+    checks.expect(call.outputs == 1,
+                  f"Your host function returned {call.outputs} arrays; return one array, arr * 2.")
+    checks.expect(call.type == "numpy.ndarray", (
+        f"Your host function, called on {kind}, returned a {call.type}, "
         "not a NumPy array; convert with np.asarray first and compute arr * 2 in NumPy "
         "(jnp arithmetic on the host is not NumPy)."))
-    checks.expect(jax_allowed or not call["jax"], (
+    checks.expect(jax_allowed or not call.jax, (
         f"Your host function ran JAX code when called on {on}; compute arr * 2 with NumPy "
         "only (converting a jnp result with np.asarray still computes it with JAX)."))
-    checks.expect_dtype(call["value"], np.float32, what=f"Your host function's result on {on}",
+    checks.expect_dtype(call.value, np.float32, what=f"Your host function's result on {on}",
                         hint="return float32 for float32 input, an empty one included: compute arr * 2 "
                              "without converting to float64 (JAX casts a callback's result silently "
                              "and never calls it for an empty result, so only a direct call shows this)")
-    got = call["value"]
+    got = call.value
     same = got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
     if not same:
         bad = (int(np.count_nonzero(~((got == want) | (np.isnan(got) & np.isnan(want)))))
@@ -283,9 +308,9 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
 def expect_silent(calls):
     """No call of the host function (a host_purity report's calls) wrote to stdout or
     stderr (fds 1 and 2), whoever called it and on whichever input."""
-    loud = [c for c in calls if c["output"]]
+    loud = [c for c in calls if c.output]
     checks.expect(not loud, (
-        f"Your host function prints or writes output (seen {_VIA[loud[0]['via']] if loud else ''}: print, print "
+        f"Your host function prints or writes output (seen {_VIA[loud[0].via] if loud else ''}: print, print "
         "to sys.__stdout__, os.write to file descriptor 1 or 2, logging, on some inputs only included); a pure "
         "callback has no side effects (JAX may run it any number of times, or not at all), so remove it."))
 
@@ -309,19 +334,19 @@ def expect_no_state_changes(calls):
     process or a socket. What the wrapper does between calls is not judged here."""
     for call in calls:
         names = [("the host function itself" if n == "(the host function)" else n)
-                 for n in call["changed"] + call["added"] + call["removed"]]
+                 for n in call.changed + call.added + call.removed]
         checks.expect(not names, (
-            f"Your host function changed state that outlives the call ({', '.join(names[:3])}) {_VIA[call['via']]}; "
+            f"Your host function changed state that outlives the call ({', '.join(names[:3])}) {_VIA[call.via]}; "
             "a pure callback must not append to lists (nested ones included), count calls (in a global, an "
             "attribute or a class attribute), set attributes on itself, assign globals or closure variables, or "
             "change process-wide settings such as np.seterr, because JAX may run it any number of times, or "
             "not at all."))
-        checks.expect(not call["files_added"] and not call["files_removed"], (
-            f"Your host function created or removed files {_VIA[call['via']]}; a pure callback does no I/O "
+        checks.expect(not call.files_added and not call.files_removed, (
+            f"Your host function created or removed files {_VIA[call.via]}; a pure callback does no I/O "
             "(use io_callback for side effects)."))
-        checks.expect(not call["files"], (
-            f"Your host function opened files ({', '.join(call['files'][:3])}); a pure callback reads and "
+        checks.expect(not call.files, (
+            f"Your host function opened files ({', '.join(call.files[:3])}); a pure callback reads and "
             "writes no files, anywhere (a file can change between calls): pass every value it needs as an argument."))
-        checks.expect(not call["events"], (
+        checks.expect(not call.events, (
             f"Your host function started processes, opened sockets or removed files "
-            f"({', '.join(call['events'][:3])}); a pure callback has no side effects."))
+            f"({', '.join(call.events[:3])}); a pure callback has no side effects."))

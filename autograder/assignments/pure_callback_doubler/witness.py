@@ -4,12 +4,14 @@ on its own (its output, files, processes, and the state it changed). Exposed to 
 questions as `witness`."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable
 
 import numpy as np
 
+from autograder.shared.evidence import CallResult, DirectCall, HostCall, HostCalls, HostPurity, PurityCall
 from autograder.witness import fingerprint, hostcall, inspection, reachable
 from autograder.witness.observe import flat_callback_calls, student_call
 
@@ -22,51 +24,55 @@ def _one_host_function(fn: Callable, example):
             or inspection.find_eqns(jaxpr, inspection.io_callback_p))
     if len(eqns) != 1:
         return len(eqns), None
-    flat = eqns[0].params["callback"]
+    flat = eqns[0].params["callback"]   # JAX's equation params (not evidence)
     host = functools.partial(student_call, flat)
     host.student = flat.callback_func
     return 1, host
 
 
-def host_calls(fn: Callable, example, inputs: list) -> dict:
+def _observed(bound: Callable) -> HostCall:
+    """hostcall.call(bound) (one call of a host function, observed) as an evidence.HostCall,
+    whether hostcall answers with one or with its dict: the one place that reads that dict."""
+    seen = hostcall.call(bound)
+    if isinstance(seen, HostCall):
+        return seen
+    names = {f.name for f in dataclasses.fields(HostCall)}
+    return HostCall(**{key: value for key, value in seen.items() if key in names})
+
+
+def host_calls(fn: Callable, example, inputs: list) -> HostCalls:
     """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
     host function directly on each of `inputs`, observed from below Python
-    (autograder.witness.hostcall). Returns {"callbacks": how many callback equations, "calls": [per
-    input: {"outputs": how many, "type": the first output's class, "value": the first
-    output as an array, "values": every output as an array} or {"error"}, and in both cases
-    "stdout" (everything it printed or wrote to fds 1 and 2; "stderr" is kept empty),
-    "files" (paths it opened), "events" (processes, sockets, removals it started), "jax"
-    (whether JAX code ran inside it)]}."""
+    (autograder.witness.hostcall): an evidence.HostCalls, how many callback equations and
+    per input an evidence.DirectCall (every output as an array and the first one's class,
+    or the error; everything it printed or wrote to fds 1 and 2, the paths it opened, the
+    processes, sockets, removals it started, whether JAX code ran inside it)."""
     from jax import tree_util
     count, host = _one_host_function(fn, example)
-    report = {"callbacks": count, "calls": []}
-    if host is None:
-        return report
-    for arg in inputs:
-        seen = hostcall.call(host(arg))
-        call = {"stdout": seen["output"], "stderr": "", "files": seen["files"],
-                "events": seen["events"], "jax": seen["jax"]}
-        if "error" in seen:
-            call["error"] = seen["error"]
-        else:
-            outs = tree_util.tree_leaves(seen["result"])
-            first = outs[0] if outs else None
-            call.update(outputs=len(outs), type=f"{type(first).__module__}.{type(first).__name__}",
-                        value=None if first is None else np.asarray(first),
-                        values=[np.asarray(o) for o in outs])
-        report["calls"].append(call)
-    return report
+    calls = []
+    for arg in inputs if host is not None else ():
+        seen = _observed(host(arg))
+        done = dict(output=seen.output, files=list(seen.files), events=list(seen.events), jax=bool(seen.jax))
+        if seen.error is not None:
+            calls.append(DirectCall(**done, error=seen.error))
+            continue
+        outs = tree_util.tree_leaves(seen.result)
+        first = outs[0] if outs else None
+        calls.append(DirectCall(**done, values=[np.asarray(o) for o in outs],
+                                type=f"{type(first).__module__}.{type(first).__name__}"))
+    return HostCalls(callbacks=count, calls=calls)
 
 
-def call_result(value) -> dict:
-    """What a call returned: {"type": its class name, "jax_array": whether it is a jax.Array,
-    "shape": its shape as a list (None without one), "value": the array if it is a jax or
-    NumPy array, else None}."""
+def call_result(value) -> CallResult:
+    """What a call returned, as an evidence.CallResult: its class name, whether it is a
+    jax.Array, its shape (None without a tuple of ints), the array if it is a jax or NumPy
+    array (else None)."""
     import jax
     shape = getattr(value, "shape", None)
-    return {"type": type(value).__name__, "jax_array": isinstance(value, jax.Array),
-            "shape": list(shape) if isinstance(shape, tuple) else None,
-            "value": value if isinstance(value, (jax.Array, np.ndarray)) else None}
+    shaped = isinstance(shape, tuple) and all(isinstance(n, (int, np.integer)) for n in shape)
+    return CallResult(type=type(value).__name__, jax_array=isinstance(value, jax.Array),
+                      shape=[int(n) for n in shape] if shaped else None,
+                      value=value if isinstance(value, (jax.Array, np.ndarray)) else None)
 
 
 def _settings() -> dict:
@@ -117,28 +123,27 @@ class _Purity:
         self.namespace, self.calls = namespace, []
         self.whole = False   # every global from now on: student code outside the reach ran
 
-    def call(self, student, bound, via: str) -> dict:
+    def call(self, student, bound, via: str) -> HostCall:
         saved = np.geterr(), np.get_printoptions()
         np.seterr(**_NUMPY_BASELINE[0])
         np.set_printoptions(**_NUMPY_BASELINE[1])
         try:
             (before, codes), folder = _state(self.namespace, student, self.whole), set(os.listdir("."))
-            seen = hostcall.call(bound)
+            seen = _observed(bound)
             (after, _), folder_after = _state(self.namespace, student, self.whole), set(os.listdir("."))
             # The student's code that ran and that the reach did not find (a logging handler, a
             # tracer, a registry's callback): the next calls are judged on every global.
             self.whole = self.whole or any(c not in codes and reachable.student_file(c.co_filename)
-                                           for c in seen.pop("codes", ()))
+                                           for c in seen.codes)
         finally:
             np.seterr(**saved[0])
             np.set_printoptions(**saved[1])
-        entry = {"via": via, "output": seen["output"], "files": seen["files"], "events": seen["events"],
-                 "changed": sorted(n for n in before if n in after and before[n] != after[n]),
-                 "added": sorted(set(after) - set(before)), "removed": sorted(set(before) - set(after)),
-                 "files_added": sorted(folder_after - folder), "files_removed": sorted(folder - folder_after)}
-        if "error" in seen:
-            entry["error"] = seen["error"]
-        self.calls.append(entry)
+        self.calls.append(PurityCall(
+            via=via, output=seen.output, files=list(seen.files), events=list(seen.events),
+            changed=sorted(n for n in before if n in after and before[n] != after[n]),
+            added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
+            files_added=sorted(folder_after - folder), files_removed=sorted(folder - folder_after),
+            error=seen.error))
         return seen
 
     def observed(self, via: str):
@@ -149,34 +154,33 @@ class _Purity:
         def observed(flat, *flat_args):
             args, kwargs = tree_util.tree_unflatten(flat.in_tree, flat_args)
             seen = self.call(flat.callback_func, functools.partial(flat.callback_func, *args, **kwargs), via)
-            if "error" in seen:
-                raise RuntimeError(seen["error"])
-            return tree_util.tree_leaves(seen["result"])
+            if seen.error is not None:
+                raise RuntimeError(seen.error)
+            return tree_util.tree_leaves(seen.result)
         return observed
 
 
-def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
+def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> HostPurity:
     """Find the one callback of make_jaxpr(fn)(example), as host_calls does; call its host
     function directly on each of `inputs`, then run fn and jax.jit(fn) on each input (as a
     jax array) as JAX runs them, each call of the host function observed on its own (see
-    _Purity; pass __notebook__ as `namespace`). Returns {"callbacks", "calls": [per call, in
-    order: {"via": "direct" | "eager" | "jit", "output", "files", "events", "changed",
-    "added", "removed": names of the state that call changed ("(the host function)" for
-    its own, a setting by its name), "files_added", "files_removed": names in the working
-    folder, "error" if it raised}], "values": [the direct calls' outputs, as arrays]}.
+    _Purity; pass __notebook__ as `namespace`). Returns an evidence.HostPurity: how many
+    callback equations, an evidence.PurityCall per call in order (via "direct", "eager" or
+    "jit"; the names of the state it changed, "(the host function)" for its own and a
+    setting by its name; the names it added to or removed from the working folder; its
+    output, files, events, error), and the direct calls' outputs as arrays (None: it raised).
     Failures of fn and jit(fn) themselves are the other tests' business and ignored."""
     import jax
     import jax.numpy as jnp
     from jax import tree_util
 
     count, host = _one_host_function(fn, example)
-    report = {"callbacks": count, "calls": [], "values": []}
     if host is None:
-        return report
-    purity = _Purity(namespace)
+        return HostPurity(callbacks=count, calls=[], values=[])
+    purity, values = _Purity(namespace), []
     for arg in inputs:
         seen = purity.call(host.student, host(arg), "direct")
-        report["values"].append(None if "error" in seen else [np.asarray(o) for o in tree_util.tree_leaves(seen["result"])])
+        values.append(None if seen.error is not None else [np.asarray(o) for o in tree_util.tree_leaves(seen.result)])
     for via, run in (("eager", fn), ("jit", jax.jit(fn))):
         with flat_callback_calls(purity.observed(via)):
             for arg in inputs:
@@ -185,5 +189,4 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> dict:
                     jax.effects_barrier()
                 except Exception:  # failures of these calls are the other tests' business
                     pass
-    report["calls"] = purity.calls
-    return report
+    return HostPurity(callbacks=count, calls=purity.calls, values=values)
