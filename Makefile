@@ -1,5 +1,5 @@
 # One place for every command of the platform. `make help` lists them.
-# The image name, like every limit, comes from otter_config.json (the README's "Configuration").
+# The image name, like every limit, comes from otter_config.json (docs/configuration.md).
 IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["image"])')
 LAB_IMAGE ?= $(shell python3 -c 'import json; print(json.load(open("otter_config.json"))["lab_image"])')
 HUB_IMAGE ?= jax-interop-hub:latest
@@ -17,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign tables validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -63,8 +63,8 @@ dist/$(1)/.built: assignments/$(1)/$(1).ipynb $$(PROJECT_SRC) | image
 endef
 $(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
 
-tables:  ## copy each master notebook's point table ("How your answer is scored") into the README
-	$(HOST_PY) -m autograder.authoring.point_tables
+config-doc:  ## write docs/configuration.md from the typed configuration (autograder/shared/config.py)
+	PYTHONPATH=$(CURDIR) python3 -m autograder.authoring.config_doc
 
 validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.validate $(ASSIGNMENTS)

@@ -1,4 +1,4 @@
-"""The grading platform, one folder per place its code runs (the README's layout table):
+"""The grading platform, one folder per place its code runs (docs/architecture.md's table):
 
 - shared/    used on both sides of the trust boundary: the wire protocol, the tests' API
              (probe, checks), the poison pattern, submissions, the course's files.

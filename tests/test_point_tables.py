@@ -1,6 +1,6 @@
 """The point table each student reads (the master notebook's "How your answer is scored"
 cell) lists exactly the notebook's tests, in order, with their points and visibility, and
-names the exercise's core; the README's per-assignment section holds the same cell."""
+names the exercise's core. The table lives in the notebook only (docs/verdicts.md links to it)."""
 import pytest
 
 from autograder.authoring import point_tables
@@ -14,10 +14,3 @@ def test_table_lists_every_test_with_its_points(name):
     total = sum(points for _, _, points in point_tables.tests(name))
     assert f"Total: {total:g} points." in text
     assert "**The core of this exercise:" in text
-
-
-@pytest.mark.parametrize("name", paths.NAMES)
-def test_readme_holds_the_same_table(name):
-    readme = point_tables.README.read_text()
-    assert point_tables.copies(readme).get(name) == point_tables.readme_copy(name), (
-        "the README's point table is not the notebook's: run `make tables`")

@@ -6,7 +6,7 @@ final_grades.csv and report.html.
     python -m autograder.host.k8s collect FOLDER [--namespace NS]
 
 render writes FOLDER/batch.yaml (default dist/k8s/<name>/<batch id>/) and prints what to run:
-- one Indexed Job per shard of `SHARD` submissions (one index per submission; a retry per
+- one Indexed Job per shard of cluster.job_size submissions (one index per submission; a retry per
   index, `backoffLimitPerIndex`, up to cluster.attempts tries; a failed index never fails
   the others), each pod with make grade's limits (containers.cpus and memory as requests
   and limits; the pids limit is the kubelet's podPidsLimit, a node setting), no service
@@ -40,12 +40,10 @@ from autograder.host import container, gradebook, similarity, swarm
 from autograder.shared import paths, config as settings, logframes, submissions
 from autograder.shared.cases import cases
 
-SHARD = 50                       # submissions per Job (one index each)
 CONFIGMAP_BYTES = 700 * 1024     # raw bytes per ConfigMap: base64 grows it to under 1 MiB
 INCOMING, KEY_DIR = "/run/jax-interop/incoming", "/run/jax-interop/key"
 LABEL = "jax-interop.batch"
 SIMILARITY = "similarity.html"   # the report's similarity section, made by render (it has the notebooks)
-GRACE_S = 120                    # a pod's deadline past the task's own timeout
 
 
 def _configmaps(batch: str, shard: int, subs: list[submissions.Submission]) -> list[dict]:
@@ -74,7 +72,7 @@ def _job(batch: str, shard: int, count: int, maps: list[dict], image: str, confi
             "restartPolicy": "Never",
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "activeDeadlineSeconds": int(limits.timeout_s + GRACE_S),
+            "activeDeadlineSeconds": int(limits.timeout_s + cluster.grace_s),
             "containers": [{
                 "name": "grade", "image": image,
                 "command": swarm.task_command(limits, INCOMING, f"{KEY_DIR}/key"),
@@ -121,8 +119,9 @@ def render(assignment: str, folder: Path, out: Path | None, config: settings.Con
              "metadata": {"name": f"jaxgrade-{batch}-no-network", "labels": {LABEL: batch}},
              "spec": {"podSelector": {"matchLabels": {LABEL: batch}}, "policyTypes": ["Ingress", "Egress"]}}]
         jobs = []
-        for shard, start in enumerate(range(0, len(gradable), SHARD)):
-            part = gradable[start:start + SHARD]
+        size = config.cluster.job_size
+        for shard, start in enumerate(range(0, len(gradable), size)):
+            part = gradable[start:start + size]
             maps = _configmaps(batch, shard, part)
             docs += maps + [_job(batch, shard, len(part), maps, image, config, namespace)]
             jobs.append([s.file for s in part])

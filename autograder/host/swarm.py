@@ -45,7 +45,6 @@ CONFIG_BYTES = 480 * 1024          # Swarm's limit on one config is 500 KB
 INCOMING = "/run/jax-interop/incoming"
 KEY = "/run/secrets/grading-key"
 POLL_S = 1.0
-RUNNING_GRACE_S = 120              # past the task's own timeout: the node is stuck, not the grading
 PENDING = {"new", "pending", "assigned", "accepted", "ready", "preparing", "starting"}
 FAILED = {"failed", "rejected", "orphaned", "remove", "shutdown"}
 
@@ -241,7 +240,7 @@ class Batch:
             return f"its task on {where} did not start within {self.cluster.start_timeout_s:g} s ({state})"
         if state == "running":
             job.running_since = job.running_since or now
-            if now - job.running_since > self.limits.timeout_s + RUNNING_GRACE_S:
+            if now - job.running_since > self.limits.timeout_s + self.cluster.grace_s:   # its node is stuck
                 return f"its task on {where} ran past the time limit and did not stop"
         return None
 

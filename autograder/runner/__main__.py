@@ -119,7 +119,7 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, nb, work, user, assignment))
             answer = witness.answer
-        read_cpp = (lambda: read_answer_cpp(work / "student", user)) if exercises.record(assignment).answer_cpp else None
+        read_cpp = (lambda: read_answer_cpp(work / "student", user, limits)) if exercises.record(assignment).answer_cpp else None
         executor = Executor(work / "executor", limits, executor_user, read_cpp=read_cpp)
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         for test_file in tests:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.shared import wire
+from autograder.shared import config as settings, wire
+from autograder.shared.config import Limits
 from autograder.shared.probe import Unanswered
 from autograder.runner.sandbox import LimitedProcess, compile_log, death
 
@@ -83,14 +84,10 @@ class Executor(LimitedProcess):
 # The C++ files an answer may write, by how their names end (.C is C++, .c would be C).
 SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".C")
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".inc")
-MAX_FILE_BYTES = 1 << 20        # one source or header
-MAX_TOTAL_BYTES = 4 << 20       # all of them: the message to the executor, and what it compiles
-MAX_SOURCES = 16                # compiled each on its own, three standards at worst: bounded time
-MAX_ENTRIES = 20000             # folder entries looked at: the walk of a folder the student fills
 SKIPPED_FOLDERS = (".cache",)   # the witness's own kernel cache ($JAX_INTEROP_KERNEL_CACHE), no sources
 
 
-def read_answer_cpp(folder: Path, user: str) -> dict:
+def read_answer_cpp(folder: Path, user: str, limits: Limits | None = None) -> dict:
     """The records of the notebook's compiler runs (read_compiles), and every C++ source and
     header the notebook wrote where it could write (its folder, its subfolders, its
     temporary folder folder/tmp), by path relative to `folder` (what the executor compiles
@@ -100,9 +97,12 @@ def read_answer_cpp(folder: Path, user: str) -> dict:
     (its process may still be running), so: the folders walked by descriptor without
     following a symbolic link, each file opened in its folder with O_NOFOLLOW, and only a
     regular file owned by the student (a hard link to someone else's file is not) of at
-    most MAX_FILE_BYTES, UTF-8, within MAX_TOTAL_BYTES and MAX_SOURCES."""
+    most limits.cpp_file_bytes, UTF-8, within limits.cpp_bytes and limits.cpp_sources, the
+    walk stopped after limits.cpp_folder_entries entries (`limits`: the zip's; None: the
+    repository's otter_config.json)."""
+    limits = limits or settings.load().limits
     uid = pwd.getpwnam(user).pw_uid
-    compiles, skipped = read_compiles(folder, uid)
+    compiles, skipped = read_compiles(folder, uid, limits)
     found = {"sources": {}, "headers": {}, "skipped": skipped, "compiles": compiles}
     total = entries = 0
     for top, dirs, files, top_fd in os.fwalk(folder, follow_symlinks=False):
@@ -111,20 +111,20 @@ def read_answer_cpp(folder: Path, user: str) -> dict:
             dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS]
         dirs.sort()
         entries += len(dirs) + len(files)
-        if entries > MAX_ENTRIES:
-            found["skipped"].append(f"the folders hold more than {MAX_ENTRIES} files, so not all were read")
+        if entries > limits.cpp_folder_entries:
+            found["skipped"].append(f"the folders hold more than {limits.cpp_folder_entries} files, so not all were read")
             break
         for name in sorted(files):
             kind = "sources" if name.endswith(SOURCE_SUFFIXES) else "headers" if name.endswith(HEADER_SUFFIXES) else ""
             if not kind:
                 continue
             path = (relative / name).as_posix()
-            if kind == "sources" and len(found["sources"]) >= MAX_SOURCES:
-                found["skipped"].append(f"{path} was not read: only {MAX_SOURCES} C++ sources are compiled")
+            if kind == "sources" and len(found["sources"]) >= limits.cpp_sources:
+                found["skipped"].append(f"{path} was not read: only {limits.cpp_sources} C++ sources are compiled")
                 continue
-            text, problem = _read_owned(name, top_fd, uid, MAX_FILE_BYTES)
-            if text is not None and total + len(text.encode()) > MAX_TOTAL_BYTES:
-                text, problem = None, f"the C++ files are larger than {MAX_TOTAL_BYTES >> 20} MB in all"
+            text, problem = _read_owned(name, top_fd, uid, limits.cpp_file_bytes)
+            if text is not None and total + len(text.encode()) > limits.cpp_bytes:
+                text, problem = None, f"the C++ files are larger than {limits.cpp_bytes >> 20} MB in all"
             if text is None:
                 found["skipped"].append(f"{path} was not read: {problem}")
                 continue
@@ -133,16 +133,12 @@ def read_answer_cpp(folder: Path, user: str) -> dict:
     return found
 
 
-MAX_RECORD_BYTES = 16 << 20      # one compiler run's record (its units are compressed)
-MAX_RECORDS_BYTES = 48 << 20     # all of them
-MAX_RECORDS = 64                 # the latest compiler runs (a build tool's checks make many)
-
-
-def read_compiles(folder: Path, uid: int) -> tuple[list[str], list[str]]:
+def read_compiles(folder: Path, uid: int, limits: Limits) -> tuple[list[str], list[str]]:
     """The records of the notebook's compiler runs (autograder/witness/compile_record.py), as
     text, oldest first, and why any was left out. Read as root like the sources: the
     record folder (sandbox.compile_log) opened component by component without following a
-    link, and only regular files the student owns, within the limits above."""
+    link, and only regular files the student owns, within limits.compile_records (the
+    latest), compile_record_bytes and compile_records_bytes."""
     records, skipped = [], []
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -153,14 +149,14 @@ def read_compiles(folder: Path, uid: int) -> tuple[list[str], list[str]]:
         return records, skipped
     try:
         names = sorted(n for n in os.listdir(fd) if n.endswith(".json"))
-        if len(names) > MAX_RECORDS:
-            skipped.append(f"only the last {MAX_RECORDS} of your notebook's {len(names)} compiler runs were read")
-            names = names[-MAX_RECORDS:]
+        if len(names) > limits.compile_records:
+            skipped.append(f"only the last {limits.compile_records} of your notebook's {len(names)} compiler runs were read")
+            names = names[len(names) - limits.compile_records:]
         total = 0
         for name in reversed(names):   # the latest first, so the limits cost the oldest
-            text, problem = _read_owned(name, fd, uid, MAX_RECORD_BYTES)
-            if text is not None and total + len(text) > MAX_RECORDS_BYTES:
-                text, problem = None, f"the records are larger than {MAX_RECORDS_BYTES >> 20} MB in all"
+            text, problem = _read_owned(name, fd, uid, limits.compile_record_bytes)
+            if text is not None and total + len(text) > limits.compile_records_bytes:
+                text, problem = None, f"the records are larger than {limits.compile_records_bytes >> 20} MB in all"
             if text is None:
                 skipped.append(f"a record of a compiler run was not read: {problem}")
                 continue

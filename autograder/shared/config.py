@@ -1,29 +1,25 @@
 """The platform's one configuration: the repository's top-level otter_config.json.
 
-    image       the grading image every path uses (the Makefile reads it too)
-    lab_image   the students' image: the grading image plus JupyterLab (make lab)
-    otter       Otter's own settings (keys of Otter's AutograderConfig), merged into every
-                autograder zip's otter_config.json by make assign
-    limits      what the runner allows the student's process (autograder.runner): travels
-                in each zip as files/limits.json, so Gradescope and otter grade obey it too
-    containers  make grade's container per submission (autograder.host)
-    cluster     make grade --backend swarm and make k8s: the registry every node pulls the
-                grading image from, attempts, start timeout, gradings per node
-    validate    make validate (autograder.authoring.validate)
-    similarity  the similarity report (make similarity, and a section of make grade's report):
-                the threshold, what is compared, copydetect's token thresholds
+Every tool reads it (the runner through each autograder zip's copy) and refuses it with one
+sentence naming the key when a key is unknown, missing or of the wrong type. `make assign`
+merges its `otter` section into each zip's otter_config.json and writes its `limits` into
+the zip's files/limits.json (Otter's own grading-image build, used by `otter grade` and
+`make grade`, rewrites otter_config.json with Otter's keys only and copies only that,
+run_otter.py, tests/ and files/), so a changed limit needs `make assign` (the Makefile
+rebuilds a zip when the file changes). An assignment overrides a key of `otter` in the
+`generate:` section of its master notebook's ASSIGNMENT CONFIG (Otter writes it into the
+zip) and a key of `limits` in a `limits:` section of the same cell (read by
+autograder.authoring.assign); both win over the shared values.
 
-An assignment overrides a key of `otter` in its ASSIGNMENT CONFIG's `generate:` section
-(Otter writes it into the zip) and a key of `limits` in a `limits:` section of the same
-cell (read by autograder.authoring.assign); both win over the shared values.
-Every key is documented in the README ("Configuration"). A file with an unknown key, a
-missing key or a wrong type is refused with one sentence naming the key.
+Every key is documented in its dataclass below (`doc(...)`): docs/configuration.md is
+written from them (python -m autograder.authoring.config_doc; tests/test_config_doc.py
+fails when it is out of date).
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 FILE = "otter_config.json"
@@ -40,72 +36,96 @@ class ConfigError(Exception):
     """The configuration is not valid; the message is one sentence naming the key."""
 
 
+def doc(text: str):
+    """A field of the configuration with its documentation (docs/configuration.md is written
+    from it: python -m autograder.authoring.config_doc)."""
+    return field(metadata={"doc": text})
+
+
 @dataclass(frozen=True)
 class Limits:
-    """The runner's limits on the witness (the student's process)."""
-    grading_s: float            # all questions of one grading (Gradescope stops at 600 s)
-    notebook_s: float           # running the notebook once
-    question_s: float           # answering one question
-    notebook_starts: int        # (re)starts of the notebook per grading
-    address_space_bytes: int    # RLIMIT_AS (JAX alone maps ~1.5 GB)
-    processes: int              # RLIMIT_NPROC of the student's uid (threads count)
-    file_bytes: int             # RLIMIT_FSIZE
-    open_files: int             # RLIMIT_NOFILE
-    cpu_s: int                  # RLIMIT_CPU
-    output_bytes: int           # the notebook's output kept for the instructor's log
-    notebook_bytes: int         # a submitted notebook (or the one in its zip)
-    message_bytes: int          # one reply from the witness
+    """What the runner allows the student's process (the witness) and the executor, and what
+    it reads of them. Travels in each zip as files/limits.json, so Gradescope and otter grade
+    obey it too; an assignment overrides a key in a `limits:` section of its ASSIGNMENT CONFIG."""
+    grading_s: float = doc("all questions of one grading, notebook runs included (Gradescope stops a container at 600 s)")
+    notebook_s: float = doc("one run of the notebook before the questions")
+    question_s: float = doc("one question (one `ask.run`), and one program run by the executor")
+    notebook_starts: int = doc("how many times a notebook may be (re)started in one grading (a crashing cell is skipped on the next start)")
+    address_space_bytes: int = doc("the student's process's address space (`RLIMIT_AS`; JAX alone maps about 1.5 GB)")
+    processes: int = doc("processes and threads of the student's uid (`RLIMIT_NPROC`)")
+    file_bytes: int = doc("the largest file the student's process may write (`RLIMIT_FSIZE`)")
+    open_files: int = doc("open files of the student's process (`RLIMIT_NOFILE`)")
+    cpu_s: int = doc("CPU seconds of the student's process (`RLIMIT_CPU`)")
+    output_bytes: int = doc("how much of the notebook's output the instructor's log keeps")
+    notebook_bytes: int = doc("the largest notebook accepted (a zip's notebook too)")
+    message_bytes: int = doc("the largest reply the runner reads from the witness")
+    cpp_file_bytes: int = doc("the largest C++ source or header of the answer the runner reads for the executor")
+    cpp_bytes: int = doc("all the answer's C++ files together (the message to the executor, and what it compiles)")
+    cpp_sources: int = doc("the most C++ sources the executor compiles, each on its own (three standards at worst)")
+    cpp_folder_entries: int = doc("folder entries the runner looks at when it walks the notebook's folders for C++ files")
+    compile_record_bytes: int = doc("the largest record of one compiler run of the notebook (its units compressed)")
+    compile_records_bytes: int = doc("all the compiler runs' records together")
+    compile_records: int = doc("the latest compiler runs read (a build tool's checks make many)")
 
 
 @dataclass(frozen=True)
 class ContainerLimits:
-    """make grade: one container per submission."""
-    parallel: int               # containers at once
-    timeout_s: float            # wall time of one container (Gradescope's default: 600)
-    memory: str                 # docker --memory (Gradescope's default: 768m)
-    cpus: float                 # docker --cpus
-    pids: int                   # docker --pids-limit
-    results_bytes: int          # the largest results.json read back
+    """make grade: one fresh container per submission (autograder.host.container); the course
+    hub's student containers take the same memory, cpus and pids."""
+    parallel: int = doc("containers at once")
+    timeout_s: float = doc("wall time of one submission's container (Gradescope's default: 600)")
+    memory: str = doc("`docker --memory`, swap included (Gradescope's default: 768m)")
+    cpus: float = doc("`docker --cpus`")
+    pids: int = doc("`docker --pids-limit`")
+    results_bytes: int = doc("the largest results.json read back")
 
 
 @dataclass(frozen=True)
 class ClusterSettings:
-    """Grading on a Docker Swarm or Kubernetes cluster (autograder.host.swarm, .k8s)."""
-    registry: str               # host:port of the registry every node pulls the image from
-    attempts: int               # tries per submission when a node or task fails (not the grading)
-    start_timeout_s: float      # a task not running by then is retried (image pull, no node)
-    per_node: int               # gradings at once per node; 0: as many as its CPUs and memory hold
+    """Grading on a Docker Swarm (make grade BACKEND=swarm, autograder.host.swarm) or a
+    Kubernetes cluster (make k8s, autograder.host.k8s)."""
+    registry: str = doc("`host:port` of the registry every node pulls the grading image from (`--registry` overrides it)")
+    attempts: int = doc("tries per submission when a task or node fails (never for a grading's own outcome)")
+    start_timeout_s: float = doc("Swarm: a task not running by then is retried (an image that cannot be pulled, no node)")
+    per_node: int = doc("Swarm: gradings at once per node; 0: as many as its CPUs and memory hold")
+    grace_s: float = doc("past `containers.timeout_s`: a Swarm task still running is retried (its node is stuck, not the grading), a Kubernetes pod's deadline")
+    job_size: int = doc("Kubernetes: submissions per Indexed Job (one index each)")
 
 
 @dataclass(frozen=True)
 class ValidateSettings:
-    jobs: int                   # gradings at once
-    attack_limits: dict         # `limits` keys lowered for solutions/adversarial/
-    runner_timeout_s: float     # one runner process, whatever happens
-    log_bytes: int              # the most a runner may print about one answer
+    """make validate (autograder.authoring.validate): every answer of solutions/ graded."""
+    jobs: int = doc("gradings at once")
+    attack_limits: dict = doc("`limits` keys lowered for solutions/adversarial/ (an endless loop would otherwise hold a job for minutes)")
+    runner_timeout_s: float = doc("one runner process, whatever happens")
+    log_bytes: int = doc("the most a runner may print about one answer")
 
 
 @dataclass(frozen=True)
 class SimilaritySettings:
-    """The similarity report (autograder.host.similarity)."""
-    threshold: float            # pairs whose similarity reaches it are listed (0-1]
-    pairs: bool                 # compare every pair of submissions
-    references: dict            # label -> file of reference material ({assignment} in the path)
-    noise_tokens: int           # copydetect's noise threshold: shorter matches do not count
-    guarantee_tokens: int       # copydetect's guarantee threshold: longer matches are always found
-    shown: int                  # the most pairs shown side by side
+    """The similarity report (make similarity, and the last section of make grade's report;
+    autograder.host.similarity)."""
+    threshold: float = doc("pairs whose score (the larger share of one's code found in the other) reaches it are listed and shown side by side; at most 1")
+    pairs: bool = doc("compare every pair of submissions (`false`: only against the references)")
+    references: dict = doc("label -> file of reference material (`{assignment}` in the path); a file that does not exist is named in the report and skipped")
+    noise_tokens: int = doc("copydetect's noise threshold: the shortest match that counts, in filtered characters")
+    guarantee_tokens: int = doc("copydetect's guarantee threshold (equal to `noise_tokens`: every fingerprint kept, the same scores in every run)")
+    shown: int = doc("the most pairs shown side by side")
+    context_lines: int = doc("lines kept around each matching passage")
+    reference_rows: int = doc("the submissions listed as closest to each reference")
 
 
 @dataclass(frozen=True)
 class Config:
-    image: str
-    lab_image: str
-    otter: dict
-    limits: Limits
-    containers: ContainerLimits
-    cluster: ClusterSettings
-    validate: ValidateSettings
-    similarity: SimilaritySettings
+    """The whole file."""
+    image: str = doc("the grading image every path uses (the Makefile's `IMAGE`)")
+    lab_image: str = doc("the students' image: the grading image plus JupyterLab (`make lab`, the Makefile's `LAB_IMAGE`)")
+    otter: dict = doc("Otter's own settings (keys of Otter's `otter_config.json` reference, checked by Otter's `AutograderConfig`), merged into every autograder zip's otter_config.json; an assignment overrides a key under `generate:` in its ASSIGNMENT CONFIG")
+    limits: Limits = doc("the runner's limits")
+    containers: ContainerLimits = doc("make grade's containers")
+    cluster: ClusterSettings = doc("Swarm and Kubernetes")
+    validate: ValidateSettings = doc("make validate")
+    similarity: SimilaritySettings = doc("the similarity report")
 
 
 def _expect_keys(data, known: list[str], where: str) -> None:
@@ -164,9 +184,11 @@ def parse(data, where: str = FILE) -> Config:
     validate = _typed(ValidateSettings, data["validate"], "validate")
     limits = _typed(Limits, data["limits"], "limits")
     _typed(Limits, {**dataclasses.asdict(limits), **validate.attack_limits}, "validate.attack_limits")
+    cluster = _typed(ClusterSettings, data["cluster"], "cluster")
+    if cluster.job_size < 1:
+        raise ConfigError("cluster.job_size must be at least 1 (submissions per Kubernetes Job).")
     return Config(data["image"], data["lab_image"], check_otter(data["otter"], "otter"), limits,
-                  _typed(ContainerLimits, data["containers"], "containers"),
-                  _typed(ClusterSettings, data["cluster"], "cluster"), validate,
+                  _typed(ContainerLimits, data["containers"], "containers"), cluster, validate,
                   _similarity(data["similarity"]))
 
 

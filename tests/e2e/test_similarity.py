@@ -25,7 +25,7 @@ INDEPENDENT = {
     "silu_ffi": ("reference", "alt_stable_formula"),                 # another formula, double precision, 1-D
 }
 # The doubler's whole answer is two lines of its own (the defs are given): every correct
-# doubler is alike and a disguise moves its score either way (the README says so), so the
+# doubler is alike and a disguise moves its score either way (docs/grading.md says so), so the
 # disguise tests take the four chapter exercises.
 CHAPTER = sorted(INDEPENDENT)
 APPENDIX, REFERENCE = "the chapter's appendix solution", "the assignment's reference answer"
@@ -174,7 +174,7 @@ def test_a_failure_to_compare_never_costs_the_grades(tmp_path, monkeypatch):
 
 def test_make_similarity_in_a_browser(tmp_path):
     """make similarity on a class with a disguised copy: the page, in Chromium, lists the copy
-    first and shows its matching passages marked (the README's screenshot)."""
+    first and shows its matching passages marked (the screenshot in docs/grading.md)."""
     from playwright.sync_api import sync_playwright
     from tests.e2e.conftest import ROOT, run
     from tests.e2e.lab_page import CHROMIUM

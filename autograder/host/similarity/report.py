@@ -15,9 +15,6 @@ from markupsafe import Markup, escape
 from autograder.host.similarity.batch import Result
 from autograder.host.similarity.compare import Match
 
-CONTEXT_LINES = 3      # lines kept around each matching passage
-REFERENCE_ROWS = 10    # the submissions listed as closest to each reference
-
 SECTION = """<section id="similarity"><style>{{ style }}</style><h2>Similarity</h2>
 <p class="caution"><b>A high score is a reason to look, not proof.</b> Answers to one small exercise
 resemble each other, and a student who studied the chapter's appendix may write what it
@@ -58,16 +55,18 @@ pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}.bad{color:#a00}</style
 <h1>{{ assignment }}</h1>{{ section }}</body></html>"""
 
 
-def _marked(text: str, slices) -> Markup:
+def _marked(text: str, slices, context: int) -> Markup:
+    """`text` escaped, its matching passages marked with `context` lines around each."""
     if slices is None or not len(slices[0]):
         return Markup(escape(text))
-    html, _ = highlight_overlap(text, slices, "<mark>", "</mark>", truncate=CONTEXT_LINES, escape_html=True)
+    html, _ = highlight_overlap(text, slices, "<mark>", "</mark>", truncate=context, escape_html=True)
     return Markup(html)
 
 
-def _views(m: Match) -> list[tuple[str, Markup, Markup]]:
+def _views(m: Match, context: int) -> list[tuple[str, Markup, Markup]]:
     """Per language with a match: a's and b's code, the matching passages marked."""
-    return [(language, _marked(m.a.prints[language].raw_code, pa), _marked(m.b.prints[language].raw_code, pb))
+    return [(language, _marked(m.a.prints[language].raw_code, pa, context),
+             _marked(m.b.prints[language].raw_code, pb, context))
             for language, (pa, pb) in sorted(m.slices.items())]
 
 
@@ -95,10 +94,11 @@ def section(result: Result) -> Markup:
     flagged = result.flagged()[:result.settings.shown]
     closest = []
     for label in result.reference_labels:
-        closest += [m for m in result.references if m.b.name == label][:REFERENCE_ROWS]
+        closest += [m for m in result.references if m.b.name == label][:result.settings.reference_rows]
     closest.sort(key=lambda m: (-m.similarity[0], -m.similarity[1]))
-    details = [(f"pair{i}", m, _views(m)) for i, m in enumerate(flagged, 1)]
-    details += [(f"ref{i}", m, _views(m)) for i, m in enumerate(closest, 1)
+    context = result.settings.context_lines
+    details = [(f"pair{i}", m, _views(m, context)) for i, m in enumerate(flagged, 1)]
+    details += [(f"ref{i}", m, _views(m, context)) for i, m in enumerate(closest, 1)
                 if m.similarity[0] >= result.settings.threshold]
     highest = list(result.highest().values())
     env = jinja2.Environment(autoescape=True)
