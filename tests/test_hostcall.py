@@ -39,10 +39,10 @@ def _reads_file(a):
 ])
 def test_a_host_call_is_observed_below_python(host, field):
     seen = hostcall.call(host, np.ones(3, np.float32))
-    assert seen[field], seen
+    assert getattr(seen, field), seen
     clean = hostcall.call(lambda a: np.asarray(a) * 2, np.ones(3, np.float32))
-    assert not clean["output"] and not clean["files"] and not clean["jax"] and not clean["events"]
-    np.testing.assert_array_equal(clean["result"], 2 * np.ones(3))
+    assert not clean.output and not clean.files and not clean.jax and not clean.events
+    np.testing.assert_array_equal(clean.result, 2 * np.ones(3))
 
 
 _CACHED = jax.jit(lambda v: v * 2)
@@ -57,17 +57,17 @@ _CACHED = jax.jit(lambda v: v * 2)
 ])
 def test_jax_counts_where_jax_computes(host, computes):
     _CACHED(np.ones(3, np.float32)).block_until_ready()
-    assert hostcall.call(host, np.ones(3, np.float32))["jax"] is computes
+    assert hostcall.call(host, np.ones(3, np.float32)).jax is computes
 
 
 def test_warnings_are_not_output():
     seen = hostcall.call(lambda a: a * np.float32(2), np.float32([3e38]))
-    assert not seen["output"] and "overflow" in seen["warnings"][0]
+    assert not seen.output and "overflow" in seen.warnings[0]
 
 
 def test_a_raising_host_function_is_reported_not_raised():
     seen = hostcall.call(lambda a: (_ for _ in ()).throw(ValueError("no NaN please")), 1)
-    assert seen["error"].startswith("ValueError: no NaN please")
+    assert seen.error.startswith("ValueError: no NaN please")
 
 
 def test_purity_observes_each_host_call_on_its_own():

@@ -102,13 +102,12 @@ _COMPUTING = frozenset({"Primitive.bind", "Primitive.bind_with_trace", "apply_pr
                         "_device_put_impl"})
 
 
-def call(host, *args) -> dict:
-    """Call `host(*args)` once, observed. Returns {"result": what it returned, or
-    "error": "Error: message"; "output": what it wrote to fds 1/2 or sys.stdout/stderr;
-    "files": paths it opened outside Python's own files; "events": other audited
-    events (processes, sockets, removals); "jax": whether JAX code ran during the call;
-    "codes": the code objects of the Python functions that started, for this process only}."""
+def call(host, *args):
+    """Call `host(*args)` once, observed: an evidence.HostCall (what it returned or raised,
+    wrote, opened, started, whether JAX ran, the code objects of the Python functions that
+    started, for this process only)."""
     from autograder.shared.checks import describe
+    from autograder.shared.evidence import HostCall
     mon, jax_dirs, ran_jax, codes = _monitoring, _jax_dirs(), [False], []
 
     def started(code, offset):
@@ -127,7 +126,7 @@ def call(host, *args) -> dict:
     mon.use_tool_id(_TOOL, "grader")
     mon.register_callback(_TOOL, mon.events.PY_START, started)
     mon.register_callback(_TOOL, mon.events.CALL, called)
-    report: dict = {}
+    outcome: dict = {}   # result or error, and warnings: the HostCall fields the call decides
     del _events[:]
     try:
         with _captured_fds() as out:
@@ -138,10 +137,10 @@ def call(host, *args) -> dict:
                 # not the host function's output: recorded, never printed
                 with catch_warnings(record=True) as caught:
                     simplefilter("always")
-                    report["result"] = host(*args)
-                report["warnings"] = [str(w.message) for w in caught[:10]]
+                    outcome["result"] = host(*args)
+                outcome["warnings"] = [str(w.message) for w in caught[:10]]
             except BaseException as exc:  # student code may raise anything, SystemExit included
-                report["error"] = describe(exc)
+                outcome["error"] = describe(exc)
             finally:
                 mon.set_events(_TOOL, 0)
                 _recording[0] = False
@@ -151,9 +150,8 @@ def call(host, *args) -> dict:
         mon.free_tool_id(_TOOL)
         mon.restart_events()
     events = list(_events)
-    report.update(
+    return HostCall(
         output=out.get("text", ""), jax=ran_jax[0], codes=codes,
         files=sorted({os.fsdecode(a[0]) for e, a in events if e == "open" and a and isinstance(
             a[0], (str, bytes, os.PathLike)) and not python_files(a[0])}),
-        events=sorted({e for e, _ in events if e != "open"}))
-    return report
+        events=sorted({e for e, _ in events if e != "open"}), **outcome)

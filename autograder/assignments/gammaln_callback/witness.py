@@ -4,12 +4,11 @@ the program run eagerly with a SciPy function poisoned wherever it is referenced
 to the tests' questions as `witness`."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 
-from autograder.shared.evidence import HostArray, HostCall, HostFunction, Report, Run
+from autograder.shared.evidence import HostArray, HostFunction, Report, Run
 from autograder.witness import hostcall, inspection
 from autograder.witness.observe import student_call
 
@@ -21,16 +20,6 @@ def _operand_like(aval, example: np.ndarray) -> np.ndarray:
     size = int(np.prod(shape, dtype=np.int64))
     values = example.ravel() if example.size == size else np.linspace(0.5, 5.0, size)
     return np.array(values.reshape(shape), dtype=dtype)   # a copy, C-ordered, 0-d kept
-
-
-def _observed(host: Callable) -> HostCall:
-    """hostcall.call(host) (one call of `host`, observed) as an evidence.HostCall, whether
-    hostcall answers with one or with its dict."""
-    seen = hostcall.call(host)
-    if isinstance(seen, HostCall):
-        return seen
-    names = {f.name for f in dataclasses.fields(HostCall)}
-    return HostCall(**{key: value for key, value in seen.items() if key in names})
 
 
 def host_functions(fn: Callable, example) -> list[HostFunction]:
@@ -47,7 +36,7 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
         if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
             continue
         host, avals = eqn.params["callback"], eqn.params["result_avals"]   # JAX's equation params (not evidence)
-        seen = _observed(student_call(host, *[_operand_like(v.aval, example) for v in eqn.invars]))
+        seen = hostcall.call(student_call(host, *[_operand_like(v.aval, example) for v in eqn.invars]))
         returned = None if seen.error is not None else [
             HostArray([int(n) for n in np.shape(o)], str(np.asarray(o).dtype), type(o).__name__)
             for o in tree_util.tree_leaves(seen.result)]

@@ -4,7 +4,6 @@ on its own (its output, files, processes, and the state it changed). Exposed to 
 questions as `witness`."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Callable
@@ -30,16 +29,6 @@ def _one_host_function(fn: Callable, example):
     return 1, host
 
 
-def _observed(bound: Callable) -> HostCall:
-    """hostcall.call(bound) (one call of a host function, observed) as an evidence.HostCall,
-    whether hostcall answers with one or with its dict: the one place that reads that dict."""
-    seen = hostcall.call(bound)
-    if isinstance(seen, HostCall):
-        return seen
-    names = {f.name for f in dataclasses.fields(HostCall)}
-    return HostCall(**{key: value for key, value in seen.items() if key in names})
-
-
 def host_calls(fn: Callable, example, inputs: list) -> HostCalls:
     """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
     host function directly on each of `inputs`, observed from below Python
@@ -51,7 +40,7 @@ def host_calls(fn: Callable, example, inputs: list) -> HostCalls:
     count, host = _one_host_function(fn, example)
     calls = []
     for arg in inputs if host is not None else ():
-        seen = _observed(host(arg))
+        seen = hostcall.call(host(arg))
         done = dict(output=seen.output, files=list(seen.files), events=list(seen.events), jax=bool(seen.jax))
         if seen.error is not None:
             calls.append(DirectCall(**done, error=seen.error))
@@ -129,7 +118,7 @@ class _Purity:
         np.set_printoptions(**_NUMPY_BASELINE[1])
         try:
             (before, codes), folder = _state(self.namespace, student, self.whole), set(os.listdir("."))
-            seen = _observed(bound)
+            seen = hostcall.call(bound)
             (after, _), folder_after = _state(self.namespace, student, self.whole), set(os.listdir("."))
             # The student's code that ran and that the reach did not find (a logging handler, a
             # tracer, a registry's callback): the next calls are judged on every global.
