@@ -308,3 +308,13 @@ class HostPurity:
     callbacks: int                         # how many callback equations the trace holds
     calls: list[PurityCall]                # in order: the direct calls, then JAX's eager and jit ones
     values: list[list[Any] | None]         # the direct calls' outputs as arrays (None: it raised)
+
+
+@record
+@dataclass(frozen=True)
+class PrimitiveIdentity:
+    """What a notebook's Primitive object is (ffi_lowering's witness.primitive_identity)."""
+    kind: str          # "missing" (None), "class" (not exactly a Primitive), "dict" (its __dict__
+                       # replaced) or "extra" (a Primitive; `detail` lists what its instance sets beyond
+                       # Primitive(name), def_impl and def_abstract_eval)
+    detail: Any        # the class's or the dictionary's type name, or that list of names

@@ -1,9 +1,9 @@
 """The grader's poison values, shared by both sides of grading.
 
-A structural verdict is a statement about data flow: the witness re-runs the answer's
+A structural verdict is a statement about data flow: the executor re-runs the answer's
 compiled program with one piece (a kernel's custom_call, a host callback) retargeted to
-the poison handler of kernels/poison.cc, and the grader requires every output element to
-change. Where the task says a result *is* a kernel's or a callback's output, the grader
+the poison handler of kernels/poison.cc (and the witness does so for an eager call and for
+reduce_sum_rules' rules), and the grader requires every output element to change. Where the task says a result *is* a kernel's or a callback's output, the grader
 also requires every poisoned output element to be one of the values below: nothing was
 computed after the piece. NumPy only: this module is imported by test code.
 """

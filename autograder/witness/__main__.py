@@ -3,8 +3,8 @@
     python -I -m autograder.witness CELLS_JSON SKIP_CELLS REQUEST_FD REPLY_FD   (SKIP_CELLS: 1,4 or -)
 
 Started by autograder.runner as the unprivileged `student` user with resource limits, in
-a work folder holding only the notebook, which it runs as Jupyter's kernel would (see the
-README's "What the witness gives a notebook"); the runner lists the cells to run in CELLS_JSON
+a work folder holding only the notebook, which it runs as Jupyter's kernel would (see
+docs/students.md, "How the grader runs your notebook"); the runner lists the cells to run in CELLS_JSON
 (autograder.shared.gradable). It never sees a test: it receives expressions
 with their inputs (autograder.shared.probe) and sends back plain data (autograder.shared.wire).
 Messages it sends: {"cell": i} before each code cell, {"ready": {"errors": [...]}}

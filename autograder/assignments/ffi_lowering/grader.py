@@ -10,6 +10,7 @@ in the student's process) and judges with `checks`; the float64 reference is
 import numpy as np
 
 from autograder.shared import checks, gates
+from autograder.shared.evidence import PrimitiveIdentity
 from autograder.shared.references import rms_norm_np64
 from autograder.assignments.ffi_lowering import EXERCISE
 
@@ -47,7 +48,9 @@ def expect_plain_primitive(ask):
     """rms_norm_prim_p is exactly a jax.extend.core.Primitive whose instance holds only what
     Primitive(name), def_impl and def_abstract_eval set, so it has one behaviour under
     every trace."""
-    kind, detail = ask.run("witness.primitive_identity(__notebook__.get('rms_norm_prim_p'))", what="Inspecting rms_norm_prim_p")
+    identity = ask.run("witness.primitive_identity(__notebook__.get('rms_norm_prim_p'))", what="Inspecting rms_norm_prim_p")
+    checks.expect(isinstance(identity, PrimitiveIdentity), "Inspecting rms_norm_prim_p gave no answer.")
+    kind, detail = identity.kind, identity.detail
     checks.expect(kind != "missing", (
         "rms_norm_prim_p is not an untouched jax.extend.core.Primitive (or the answer cell stopped before defining it); "
         "create it with Primitive(\"rms_norm_prim\")."))

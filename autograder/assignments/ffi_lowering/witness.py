@@ -3,18 +3,20 @@ questions as `witness`."""
 from __future__ import annotations
 
 
-def primitive_identity(primitive) -> list:
-    """What `primitive` (the notebook's rms_norm_prim_p) is, as [kind, detail]: ["missing", ""]
-    when it is None; ["class", its class's qualified name] when it is not exactly a
-    jax.extend.core.Primitive; ["dict", the type of its attribute dictionary] when that was
-    replaced; else ["extra", the names its instance sets beyond what Primitive(name),
-    def_impl and def_abstract_eval set] (an empty list for an untouched primitive)."""
+def primitive_identity(primitive):
+    """What `primitive` (the notebook's rms_norm_prim_p) is, as an evidence.PrimitiveIdentity:
+    ("missing", "") when it is None; ("class", its class's qualified name) when it is not
+    exactly a jax.extend.core.Primitive; ("dict", the type of its attribute dictionary) when
+    that was replaced; else ("extra", the names its instance sets beyond what Primitive(name),
+    def_impl and def_abstract_eval set) (an empty list for an untouched primitive)."""
     from jax.extend.core import Primitive
+
+    from autograder.shared.evidence import PrimitiveIdentity
     if primitive is None:
-        return ["missing", ""]
+        return PrimitiveIdentity("missing", "")
     if type(primitive) is not Primitive:
-        return ["class", str(type(primitive).__module__) + "." + str(type(primitive).__qualname__)]
+        return PrimitiveIdentity("class", str(type(primitive).__module__) + "." + str(type(primitive).__qualname__))
     if type(vars(primitive)) is not dict:
-        return ["dict", type(vars(primitive)).__name__]
+        return PrimitiveIdentity("dict", type(vars(primitive)).__name__)
     own = ("name", "impl", "abstract_eval", "multiple_results")
-    return ["extra", [str(k) for k in dict.keys(vars(primitive)) if k not in own]]
+    return PrimitiveIdentity("extra", [str(k) for k in dict.keys(vars(primitive)) if k not in own])
