@@ -83,6 +83,15 @@ class NotFromHostCallback(Gate):
 
 
 @dataclass(frozen=True)
+class HasPiece(Gate):
+    """The program has `piece` (its report holds a run with it poisoned)."""
+    piece: str = evidence.FFI
+
+    def check(self, report: Report, **words) -> None:
+        checks.expect(report.has(self.piece), self.say(**words))
+
+
+@dataclass(frozen=True)
 class DependsOn(Gate):
     """Every entry of every output changes when `piece` is poisoned (a decoy, a result
     multiplied by zero or dropped as dead code changes nothing); the sentence is completed

@@ -56,21 +56,13 @@ def case(env, *, concept):
 
 # ---- the gates: what a report must be before its result counts (gates.check fills {what}) ----
 
-@dataclasses.dataclass(frozen=True)
-class Poisoned(gates.Gate):
-    """The report holds a run with `piece` poisoned: the program has such a piece."""
-    piece: str = evidence.PURE_CALLBACK
-
-    def check(self, report, **words) -> None:
-        checks.expect(report.has(self.piece), self.say(**words))
-
-
 RAN = gates.Ran("The grader's run of the compiled program of {what} failed: {refused}.")
 # The result is the pure_callback's output itself, on the executor's report; on an eager
 # trace's, which cannot tell pure_callback from io_callback, the host callbacks' (from_callback).
 FROM_CALLBACK = (
-    Poisoned("{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
-             "result must be the output of jax.pure_callback for every input shape, eagerly and under jax.jit."),
+    gates.HasPiece("{what} calls no jax.pure_callback (io_callback, a callback with side effects, is not one); the "
+                   "result must be the output of jax.pure_callback for every input shape, eagerly and under "
+                   "jax.jit.", evidence.PURE_CALLBACK),
     gates.DependsOn("{what} does not take its result from the pure_callback: the grader replaced the "
                     "callback's output and the result stayed the same; return the callback's output, not a "
                     "value computed beside it", evidence.PURE_CALLBACK),
