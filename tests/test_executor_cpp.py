@@ -1,41 +1,17 @@
 """The executor's handlers: the C++ files an answer wrote, compiled by the grader and run under
 the names the answer registered (autograder/executor/handlers.py, program.py)."""
 import os
-import pwd
 import tempfile
 from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
-from jax.extend.core import Primitive
-from jax.interpreters import mlir
 
-import kernels.rms_norm  # noqa: F401  (registers rms_norm here, for lowering)
 from autograder.executor import program
 from autograder.shared import poison
 from autograder.shared.references import rms_norm_np64
-
-X = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
-
-
-def _text(fn, *args):
-    return jax.jit(fn).lower(*args).as_text()
-
-
-def _account(name):
-    try:
-        return pwd.getpwnam(name)
-    except KeyError:
-        return None
-
-
-def _rms_prim():
-    p = Primitive("rms_norm_prim_test_cpp")
-    p.def_impl(lambda x, eps: x)
-    p.def_abstract_eval(lambda x, eps: jax.core.ShapedArray(x.shape, x.dtype))
-    mlir.register_lowering(p, jax.ffi.ffi_lowering("rms_norm"), platform="cpu")
-    return lambda v: p.bind(v, eps=np.float32(1e-5))
+from tests.test_executor import X, _account, _rms_prim, _text   # the executor's tests' inputs and programs
 
 
 # ---- the C++ files the answer wrote, compiled by the grader (silu_ffi) ----

@@ -123,11 +123,6 @@ def expect_rules(have: dict[str, bool], *, name: str,
 
 # ---- what a result depends on (an evidence.Report; autograder.shared.gates wraps these) ----
 
-def expect_ran(report, what: str) -> None:
-    """The executor ran the program behind `report` (probe.Ask.program) on the grader's inputs."""
-    expect(report.ran, f"The grader's run of the compiled program of {what} failed: {report.refused}.")
-
-
 def callback_piece(report) -> str:
     """The piece a callback's verdict asks for: "pure_callback" where the report tells it from
     io_callback (the executor's), "host_callback" where it cannot (an eager trace)."""

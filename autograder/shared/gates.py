@@ -8,8 +8,8 @@ guard (silu_ffi's FORWARD: no host callback, ran, depends on the FFI kernels, no
 JAX); a test names the gates it presupposes and `check`s them on its report:
 
     FORWARD = (gates.NoHostCallback("{what} runs a host callback ...; {advice}"),
-               gates.Ran("The grader could not run {what}: {refused}."),
-               gates.DependsOn(evidence.FFI, "{what} does not come from your FFI kernels"))
+               gates.RAN,
+               gates.DependsOn("{what} does not come from your FFI kernels", piece=evidence.FFI))
     gates.check(report, FORWARD, what="jax.jit(silu_ffi)", advice="...")
 
 A sentence is a str.format template: `check`'s words fill it, and each gate adds what it
@@ -42,6 +42,10 @@ class Ran(Gate):
 
     def check(self, report: Report, **words) -> None:
         checks.expect(report.ran, self.say(refused=report.refused, **words))
+
+
+# The plain sentence of Ran, for exercises that say nothing more when a program did not run.
+RAN = Ran("The grader's run of the compiled program of {what} failed: {refused}.")
 
 
 @dataclass(frozen=True)

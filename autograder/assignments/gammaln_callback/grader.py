@@ -37,7 +37,7 @@ from autograder.assignments.gammaln_callback.paths import (  # noqa: F401
     check_forward_paths, check_forward_special, expect_gradient_not_io, expect_program_from_scipy,
     expect_pure_callback_not_io)
 from autograder.assignments.gammaln_callback.questions import (  # noqa: F401
-    DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, RAN, TANGENT_HINT, compiled_program, count_eqns, run_forward,
+    DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, TANGENT_HINT, compiled_program, count_eqns, run_forward,
     run_grad)
 from autograder.assignments.gammaln_callback.references import (  # noqa: F401
     DOMAIN, EDGES, f32, flat_input, forward_input, gradient_input, huge_input, large_input, public_input,

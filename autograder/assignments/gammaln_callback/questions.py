@@ -1,7 +1,6 @@
 """The questions gammaln_callback's tests ask again and again, and their hints: the forward
 values, the gradient, equation counts (asked of the student's process, `ask.run`) and the
 compiled program (run by the grader's executor, `ask.program`)."""
-import numpy as np
 
 from autograder.shared import gates, probe
 
@@ -14,9 +13,6 @@ GRAD = "jax.grad(lambda v: gammaln_cb(v).sum())"
 # Names of the host functions poisoned where the witness serves the callbacks (ask.program)
 # and where eager_replaced runs.
 GAMMALN, DIGAMMA = "scipy.special.gammaln", "scipy.special.digamma"
-
-# Every compiled program the tests judge ran on the grader's inputs.
-RAN = gates.Ran("The grader's run of the compiled program of {what} failed: {refused}.")
 
 
 def _key(inputs):
@@ -51,13 +47,13 @@ def compiled_program(ask, fn, args, *, what, hint, replace=(), optional=False):
     """The executor's report (an evidence.Report) on the compiled program of jax.jit(`fn`)
     (an expression) on `args` (one or two arrays, named a and t): run as it is, with its
     host callbacks' output poisoned, and with each host function of `replace` poisoned where
-    the witness serves the callbacks; failing (RAN) when it was not run. `optional`: None
+    the witness serves the callbacks; failing (gates.RAN) when it was not run. `optional`: None
     when the answer cannot lower `fn` at all (whether a vmap or jvp works is other tests'
     business)."""
     report = ask.program(fn, *"at"[:len(args)], what=what, hint=hint, replace=replace, optional=optional,
                          **path_inputs(args)[1])
     if report is not None:
-        gates.check(report, (RAN,), what=what)
+        gates.check(report, (gates.RAN,), what=what)
     return report
 
 

@@ -12,7 +12,7 @@ student's process can observe (the eager path, the jaxpr's callback equations, t
 function called directly, its purity) is asked through `ask.run`; every test that rests on
 it also requires the executor's verdict (`expect_program_from_callback`), so a notebook that
 forges its process's replies gains at most those tests, and only where its program is right.
-Verdicts use `checks`, and the gates of a program's report (RAN, FROM_CALLBACK) are
+Verdicts use `checks`, and the gates of a program's report (gates.RAN, FROM_CALLBACK) are
 declared once below; the inputs each test uses stay in its cell. The witness's answers are
 typed records (autograder.shared.evidence: CallResult, HostCalls, HostPurity), read by
 attribute.
@@ -56,7 +56,6 @@ def case(env, *, concept):
 
 # ---- the gates: what a report must be before its result counts (gates.check fills {what}) ----
 
-RAN = gates.Ran("The grader's run of the compiled program of {what} failed: {refused}.")
 # The result is the pure_callback's output itself, on the executor's report; on an eager
 # trace's, which cannot tell pure_callback from io_callback, the host callbacks' (from_callback).
 FROM_CALLBACK = (
@@ -83,7 +82,7 @@ def compiled_program(ask, x, *, what):
     """The executor's report on the compiled program of jax.jit(pure_callback_doubler) on x
     (run as it is, and with the host callback's output poisoned); failing when it was not run."""
     report = ask.program("pure_callback_doubler", "x", x=x, what=what, hint=CALL_HINT)
-    return gates.check(report, (RAN,), what=what)
+    return gates.check(report, (gates.RAN,), what=what)
 
 
 def expect_program_from_callback(ask):

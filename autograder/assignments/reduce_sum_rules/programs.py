@@ -22,7 +22,7 @@ ONLY = "compute only with custom_reduce_sum_p, jnp and lax"
 PROGRAM = (
     gates.OnlyTargets("The compiled program of {what} calls the FFI target {others}; " + ONLY + ".",
                       allowed=frozenset({TARGET})),
-    gates.Ran("The grader's run of the compiled program of {what} failed: {refused}."),
+    gates.RAN,
     gates.NotFromHostCallback(
         "The values of {what} come from a host callback (pure_callback or io_callback) in its compiled "
         "program; " + ONLY + "."),
