@@ -7,7 +7,7 @@ the witness's (so the student's process can neither signal, trace nor read it), 
 same limits. It imports no student Python: it loads the course's kernels, and the C++ files
 the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
 handlers.py, recorded.py). Requests: {"op": "sources", "sources", "headers", "skipped",
-"compiles"} (no reply; the runner's read_answer_cpp), then program.handle's {"op": "run" | "call", ...}; replies:
+"compiles"} (no reply; the runner's read_answer_cpp), then program.handle's {"op": "run" | "call" | "structure", ...}; replies:
 {"ok": data, "notes": [sentences for the student]}. While a program runs, each host callback
 it reaches is sent as {"callback": {"index", "operands", "context"}}, answered by the runner
 with {"results": [...]} or {"error": text} (the witness's host function serves it).
@@ -43,7 +43,7 @@ def main(request_fd: str, reply_fd: str) -> None:
             program.answer_cpp(message.get("sources") or {}, message.get("headers") or {},
                                message.get("skipped") or [], message.get("compiles") or [])
             continue
-        if op not in ("run", "call"):
+        if op not in ("run", "call", "structure"):
             break
         for key in ("args", "operands", "recorded"):   # runner/executor_client.py ENCODED
             if key in message:

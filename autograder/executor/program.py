@@ -40,7 +40,7 @@ from jax._src.interpreters import mlir as jax_mlir
 from jax.extend.mlir import ir
 
 from autograder.executor.handlers import Handlers
-from autograder.shared import evidence, poison, stablehlo
+from autograder.shared import dataflow, evidence, poison, stablehlo
 from autograder.shared.evidence import Call, KernelCall, Report, Run
 
 _handlers = Handlers()   # this process's: the course's kernels, the answer's C++ as compiled here
@@ -321,13 +321,23 @@ def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: lis
     return Run(_flat(compiled(*args)), [int(n) for n in sizes])
 
 
+def _structure(text: str) -> evidence.Structure:
+    try:
+        return dataflow.structure(text)
+    except Exception as exc:  # a malformed module: the answer's, reported
+        return evidence.Structure([], [], [], [], [], f"the program could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+
+
 def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Report | KernelCall:
     """One request of the executor's protocol, answered with a record; a program that cannot
     be read or run is described, never raised:
     {"op": "run", "text", "args", "each", "bindings", "replace": n, "recorded"} -> report();
-    {"op": "call", "text", "index", "operands", "bindings"} -> call().
+    {"op": "call", "text", "index", "operands", "bindings"} -> call();
+    {"op": "structure", "texts"} -> an evidence.Structure per text (dataflow.structure: read, never run).
     `serve(index, operands, context)` serves the program's host callbacks (None: a program
     holding one is refused)."""
+    if request.get("op") == "structure":
+        return [_structure(str(t)) for t in request.get("texts") or []]
     handlers = handlers or _handlers
     text, bindings = str(request.get("text", "")), request.get("bindings") or {}
     is_call = request.get("op") == "call"

@@ -133,6 +133,61 @@ class KernelCall:
     refused: str = ""
 
 
+# MLIR's element types and NumPy's names for them.
+MLIR_ELEMENTS = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
+                 "i16": "int16", "i32": "int32", "i64": "int64", "ui8": "uint8", "ui16": "uint16",
+                 "ui32": "uint32", "ui64": "uint64"}
+
+
+def tensor_type(shape: tuple, dtype: str) -> str:
+    """(3, 7), "float32" -> "tensor<3x7xf32>"; (), "float32" -> "tensor<f32>"."""
+    element = {v: k for k, v in MLIR_ELEMENTS.items()}.get(str(np.dtype(dtype)), str(dtype))
+    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
+
+
+LOOP_INIT = "loop-init"   # an Origin source: the constant a while loop's carried buffer starts as
+
+
+@record
+@dataclass(frozen=True)
+class Origin:
+    """Where one value of a program comes from, read on its graph (shared/dataflow.py):
+    `sources` "input:<i>", "call:<i>" (custom_call i), "constant", LOOP_INIT; `math` the
+    operations other than layout ones between them and the value ([]: the sources, moved)."""
+    sources: list[str]
+    math: list[str]
+
+    def calls(self) -> list[int]:
+        """The custom_calls it comes from."""
+        return [int(s.removeprefix("call:")) for s in self.sources if s.startswith("call:")]
+
+    def moved_from(self, allowed: set[int]) -> bool:
+        """Whether it is, in every element, the output of custom_calls in `allowed`, only moved."""
+        calls = set(self.calls())
+        others = set(self.sources) - {f"call:{i}" for i in calls} - {LOOP_INIT}
+        return bool(calls) and calls <= allowed and not others and not self.math
+
+
+@record
+@dataclass(frozen=True)
+class Structure:
+    """A program lowered at abstract shapes and read without running (executor op "structure")."""
+    calls: list[Call]
+    outputs: list[Origin]                  # per result of main
+    operands: list[list[Origin]]           # per custom_call, per operand
+    inputs: list[str]                      # main's argument types, "tensor<2147483647xf32>"
+    results: list[str]
+    refused: str = ""                      # why it could not be read ("" when it was)
+
+
+@record
+@dataclass(frozen=True)
+class Lowered:
+    """What the witness hands over of `jax.jit(fn).lower(*shapes)` at abstract shapes."""
+    text: str                              # "" when lowering raised
+    error: str = ""                        # the lowering's exception, as text
+
+
 @record
 @dataclass(frozen=True)
 class Handover:

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from autograder.shared import checks, wire
-from autograder.shared.evidence import Handover, KernelCall, Program, Report
+from autograder.shared.evidence import Handover, KernelCall, Lowered, Program, Report, Structure, tensor_type
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,32 @@ class Ask:
         for i, name in enumerate(replace):   # the executor numbers them; the tests name them
             poisoned[name] = poisoned.pop(f"replace:{i}", None)
         return dataclasses.replace(report, poisoned=poisoned, program=Program(text, bindings))
+
+    def structures(self, fn: str, specs: list, *, what: str, hint: str = "") -> list[Structure]:
+        """`fn` (an expression naming a function) lowered by jax.jit at each of `specs`, abstract
+        shapes (per argument a (shape, dtype) pair: nothing is allocated or run, so 2^31 - 1
+        elements cost what 8 do), and read by the executor on its graph alone
+        (autograder/shared/dataflow.py): an evidence.Structure per spec, whose `refused` says
+        why there is none (the lowering raised; the program takes other inputs than asked)."""
+        specs = [[(tuple(int(d) for d in shape), str(np.dtype(dtype))) for shape, dtype in spec] for spec in specs]
+        handed = self.run(f"handover.lowered({fn}, specs)", what=what, hint=hint, specs=specs)
+        checks.expect(isinstance(handed, list) and len(handed) == len(specs)
+                      and all(isinstance(h, Lowered) for h in handed), f"Lowering {what} gave no programs.")
+        read = iter(self._executed({"op": "structure", "texts": [h.text for h in handed if h.text]},
+                                   what, None, list))
+        out = []
+        for spec, h in zip(specs, handed):
+            found = next(read, None) if h.text else None
+            checks.expect(found is None or isinstance(found, Structure),
+                          f"{what} was not read: the executor replied with no Structure.")
+            wanted = [tensor_type(shape, dtype) for shape, dtype in spec]
+            if found is None:
+                found = Structure([], [], [], [], [], f"lowering it raised {h.error}")
+            elif not found.refused and found.inputs != wanted:
+                found = dataclasses.replace(found, refused="the program handed over takes other inputs "
+                                            f"({', '.join(found.inputs)}) than asked ({', '.join(wanted)})")
+            out.append(found)
+        return out
 
     def kernel_call(self, report: Report, index: int, operands: tuple, *, what: str) -> KernelCall:
         """Call custom_call number `index` of the program behind `report` (Ask.program's)

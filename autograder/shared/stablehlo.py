@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from jax.extend.mlir import ir
 
-from autograder.shared.evidence import Attribute
+from autograder.shared.evidence import MLIR_ELEMENTS, Attribute
 
 # What JAX's host callbacks lower to (jax/_src/callback.py: xla_ffi_python_cpu_callback,
 # xla_ffi_partitioned_python_cpu_callback, and the older buffer/untyped variants).
@@ -122,9 +122,7 @@ def retarget(module: ir.Module, indices, target: str) -> list[int]:
     return sizes
 
 
-MLIR_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
-               "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-               "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
+MLIR_DTYPES = {k: np.dtype(v) for k, v in MLIR_ELEMENTS.items()}
 
 
 def tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:

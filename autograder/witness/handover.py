@@ -27,7 +27,7 @@ from copy import copy as _copy
 import jax
 import numpy as np
 
-from autograder.shared.evidence import Handover
+from autograder.shared.evidence import Handover, Lowered
 from autograder.witness import registry, substitute
 
 _KEEP = 64   # programs whose callbacks stay servable (a test hands over a few at a time)
@@ -53,6 +53,20 @@ def program(fn, *args, replace: tuple[str, ...] = ()) -> Handover:
             with _replacing(names):
                 records.append([context, _recorded(lowered, callbacks, args)])
     return Handover(lowered.as_text(), registry.bindings(), pid, records)
+
+
+def lowered(fn, specs: list) -> list[Lowered]:
+    """`jax.jit(fn)` lowered at each of `specs`, abstract shapes (a list of (shape, dtype) per
+    argument: jax.ShapeDtypeStruct, nothing allocated or run), as StableHLO texts for the
+    executor to read (op "structure"); a lowering that raises is handed over as its error."""
+    out = []
+    for spec in specs:
+        shapes = [jax.ShapeDtypeStruct(tuple(shape), np.dtype(dtype)) for shape, dtype in spec]
+        try:
+            out.append(Lowered(jax.jit(fn, keep_unused=True).lower(*shapes).as_text()))
+        except Exception as exc:  # the answer's code raised while tracing or lowering
+            out.append(Lowered("", f"{type(exc).__name__}: {str(exc)[:300]}"))
+    return out
 
 
 def _recorded(lowered, callbacks: list, args) -> list:

@@ -1,0 +1,137 @@
+"""Structure proven at every shape: verdicts on the evidence.Structure of a program lowered at
+abstract shapes (probe.Ask.structures; shapes from autograder/shared/shapes.py).
+
+A test asks for one path at every shape, then states what each program must be:
+
+    structures = ask.structures("jax.vmap(silu_ffi)", specs, what="jax.vmap(silu_ffi)")
+    proofs.expect_every(structures, specs, proofs.output_from(is_forward, "your forward kernel"),
+                        what="jax.vmap(silu_ffi)")
+
+and the sentence names the smallest shape where it does not hold ("For inputs of shape
+(2^19,), jax.jit(f)'s output is not the output of the pure_callback: it is computed in JAX
+(multiply) from your input."). Values and poisoned runs stay on small inputs; what is
+proven here holds for every shape the specs cover.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from autograder.shared import checks, shapes
+from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure
+
+Rule = Callable[[Structure], str]   # "" when the program is right, else what is wrong (a phrase)
+
+
+def _size(spec) -> int:
+    total = 0
+    for shape, _ in spec:
+        n = 1
+        for d in shape:
+            n *= d
+        total += n
+    return total
+
+
+def _label(spec) -> str:
+    return " and ".join(shapes.label(tuple(shape)) for shape, _ in spec)
+
+
+def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: str, hint: str = "") -> None:
+    """Every program meets `rule`; else the sentence names the smallest input where it does not."""
+    failures = []
+    for structure, spec in zip(structures, specs):
+        problem = (f"lowering it fails ({structure.refused})" if structure.refused else rule(structure))
+        if problem:
+            failures.append((_size(spec), _label(spec), problem))
+    if failures:
+        _, label, problem = min(failures)
+        checks.fail(f"For inputs of shape {label}, {what}: {problem}" + (f"; {hint}" if hint else "."))
+
+
+def sources_phrase(origin: Origin, calls: list[Call]) -> str:
+    """What a value comes from, in words: "computed in JAX (multiply, select) from your input
+    and the output of xla_ffi_python_cpu_callback"."""
+    words = []
+    inputs = [s for s in origin.sources if s.startswith("input:")]
+    if inputs:
+        words.append("your input" if len(inputs) == 1 else "your inputs")
+    for i in origin.calls():
+        words.append(f"the output of {calls[i].target}" if i < len(calls) else "a custom_call")
+    if "constant" in origin.sources:
+        words.append("constants")
+    if not words and LOOP_INIT in origin.sources:
+        words.append("a loop's initial buffer")
+    where = " and ".join(words) or "nothing"
+    return f"computed in JAX ({', '.join(origin.math)}) from {where}" if origin.math else f"{where}, only moved"
+
+
+def output_from(pick: Callable[[Call], bool], name: str, outputs: tuple[int, ...] | None = None) -> Rule:
+    """Each output (or those of `outputs`) is, in every element, the output of custom_calls that
+    `pick` accepts, only moved (reshaped, transposed, sliced, broadcast): no math beside them."""
+    def rule(s: Structure) -> str:
+        allowed = {i for i, c in enumerate(s.calls) if pick(c)}
+        if not allowed:
+            return f"{name} is not in the program"
+        for k, origin in enumerate(s.outputs):
+            if (outputs is None or k in outputs) and not origin.moved_from(allowed):
+                which = "the output" if len(s.outputs) == 1 else f"output {k}"
+                return f"{which} is not the output of {name}: it is {sources_phrase(origin, s.calls)}"
+        return ""
+    return rule
+
+
+def calls_of(pick: Callable[[Call], bool], name: str, count: int | None = 1, *,
+             exactly: Callable[[Call], bool] | None = None) -> Rule:
+    """The program calls `pick`'s kind of custom_call `count` times (None: at least once), and
+    no other of the kind `exactly` accepts (e.g. no other host callback)."""
+    def rule(s: Structure) -> str:
+        n = sum(1 for c in s.calls if pick(c))
+        if (count is None and n == 0) or (count is not None and n != count):
+            return f"the program holds {n} {name}" + ("" if count is None else f" where the task asks for {count}")
+        if exactly is not None:
+            others = sorted({c.target for c in s.calls if exactly(c) and not pick(c)})
+            if others:
+                return f"the program also calls {', '.join(others)}"
+        return ""
+    return rule
+
+
+def all_of(*rules: Rule) -> Rule:
+    def rule(s: Structure) -> str:
+        return next((p for p in (r(s) for r in rules) if p), "")
+    return rule
+
+
+def signature(s: Structure) -> tuple:
+    """What a program is, with its shapes left out: its custom_calls (target, kind, side
+    effect, FFI attributes other than the host callbacks' index) and where each output and
+    each call's operands come from."""
+    calls = tuple((c.target, c.kind, c.side_effect,
+                   tuple(sorted((k, repr(a.value)) for k, a in c.attributes.items() if k != "index")))
+                  for c in s.calls)
+    origins = tuple((tuple(o.sources), tuple(o.math)) for o in s.outputs)
+    operands = tuple(tuple((tuple(o.sources), tuple(o.math)) for o in ops) for ops in s.operands)
+    return calls, origins, operands
+
+
+def same_as(base: Structure, base_label: str) -> Rule:
+    """The program is, shapes aside, the one lowered at `base` (whose values the tests checked)."""
+    want = signature(base)
+
+    def rule(s: Structure) -> str:
+        got = signature(s)
+        if got == want:
+            return ""
+        if got[0] != want[0]:
+            return (f"the program calls {_calls(s.calls) or 'no custom_call'} where at {base_label} "
+                    f"it calls {_calls(base.calls) or 'none'}")
+        for k, (o, b) in enumerate(zip(s.outputs, base.outputs)):
+            if (o.sources, o.math) != (b.sources, b.math):
+                return (f"output {k} is {sources_phrase(o, s.calls)}, where at {base_label} it is "
+                        f"{sources_phrase(b, base.calls)}")
+        return f"the operands of its custom_calls are computed otherwise than at {base_label}"
+    return rule
+
+
+def _calls(calls: list[Call]) -> str:
+    return ", ".join(c.target for c in calls)

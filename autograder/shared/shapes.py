@@ -1,0 +1,65 @@
+"""The abstract shapes a structure test lowers an answer at (probe.Ask.structures): the whole
+range the tasks state, never allocated. A branch on the shape, decided in Python at trace
+time, changes the program at one of them wherever its threshold sits.
+
+    SIZES     0, 1, every power of two up to 2^30, the odd size just above each, 2^31 - 1
+    RANKED    ranks 0 to 8: all dims 1, small distinct dims, an empty one, and dims whose
+              product comes near 2^31 - 1
+    rows(...) 2-d inputs whose last dimension (a row) is 1 to 2^31 - 1 wide
+"""
+from __future__ import annotations
+
+import math
+
+MAX_ELEMENTS = 2**31 - 1
+SIZES = tuple(sorted({0, 1, MAX_ELEMENTS, *(2**k for k in range(1, 31)), *(2**k + 1 for k in range(1, 31))}))
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19)
+
+
+def _largest(rank: int) -> tuple[int, ...]:
+    """`rank` dims, near-equal, whose product is as large as fits in 2^31 - 1 elements."""
+    side = int(MAX_ELEMENTS ** (1 / rank))
+    dims = [side] * rank
+    dims[-1] = MAX_ELEMENTS // math.prod(dims[:-1])
+    return tuple(dims)
+
+
+def ranked(max_rank: int = 8, min_rank: int = 0) -> list[tuple[int, ...]]:
+    """Shapes of every rank from `min_rank` to `max_rank`: all ones, small distinct dims, one
+    dim 0 (empty), the largest (for rank 0: the one shape, ())."""
+    out: list[tuple[int, ...]] = []
+    for rank in range(min_rank, max_rank + 1):
+        if rank == 0:
+            out.append(())
+            continue
+        small = _PRIMES[:rank]
+        out += [(1,) * rank, small, (*small[:-1], 0), _largest(rank)]
+    return list(dict.fromkeys(out))
+
+
+def flat() -> list[tuple[int, ...]]:
+    """Every size of SIZES as a 1-d shape."""
+    return [(n,) for n in SIZES]
+
+
+def every(max_rank: int = 8, min_rank: int = 0) -> list[tuple[int, ...]]:
+    """flat() and ranked(): the shapes a path is lowered at."""
+    return list(dict.fromkeys([*(flat() if min_rank <= 1 else []), *ranked(max_rank, min_rank)]))
+
+
+def rows(leading: int = 1) -> list[tuple[int, ...]]:
+    """2-d shapes: `leading` rows of every width of SIZES but 0, then 1 to 2^31 - 1 rows of width 1."""
+    return [*((leading, n) for n in SIZES if n), *((n, 1) for n in SIZES if n)]
+
+
+def label(shape: tuple[int, ...]) -> str:
+    """A shape as the student reads it, sizes above 1024 as powers of two: (2^31 - 1,), (3, 2^20)."""
+    def dim(d: int) -> str:
+        if d > 1024 and (d & (d - 1)) == 0:
+            return f"2^{d.bit_length() - 1}"
+        if d > 1024 and ((d - 1) & (d - 2)) == 0:
+            return f"2^{(d - 1).bit_length() - 1} + 1"
+        if d == MAX_ELEMENTS:
+            return "2^31 - 1"
+        return str(d)
+    return "(" + ", ".join(dim(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

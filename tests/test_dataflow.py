@@ -1,0 +1,128 @@
+"""Structure proven at every shape: the graph reading (autograder/shared/dataflow.py), the
+shapes it is read at (shapes.py), the verdicts (proofs.py) and the round trip witness ->
+executor (probe.Ask.structures)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from autograder.executor import program
+from autograder.shared import dataflow, proofs, shapes, wire
+from autograder.shared.evidence import Origin, Structure
+from autograder.shared.probe import Ask
+from autograder.witness import handover
+
+S = jax.ShapeDtypeStruct
+
+
+def _host(a):
+    return np.asarray(a) * 2
+
+
+def doubler(x):
+    return jax.pure_callback(_host, S(x.shape, x.dtype), x, vmap_method="sequential")
+
+
+def _read(fn, *shapes_):
+    return dataflow.structure(jax.jit(fn, keep_unused=True).lower(*(S(s, np.float32) for s in shapes_)).as_text())
+
+
+def test_an_output_moved_from_a_callback_has_no_math():
+    s = _read(lambda x: doubler(x).reshape(-1).T, (3, 4))
+    assert s.outputs == [Origin(["call:0"], [])] and s.outputs[0].moved_from({0})
+    assert s.operands == [[Origin(["input:0"], [])]]
+    assert s.inputs == ["tensor<3x4xf32>"] and s.results == ["tensor<12xf32>"]
+
+
+def test_math_beside_the_call_and_before_it_is_named():
+    s = _read(lambda x: doubler(jnp.nan_to_num(x)) + 1.0, (5,))
+    assert s.outputs[0].sources == ["call:0", "constant"] and s.outputs[0].math == ["add"]
+    assert not s.outputs[0].moved_from({0})
+    assert "select" in s.operands[0][0].math
+
+
+def test_a_shape_branch_decided_at_trace_time_shows_at_the_shape_past_it():
+    def f(x):
+        return x * 2 if x.size > 2**18 else doubler(x)
+    small, large = _read(f, (8,)), _read(f, (2**31 - 1,))
+    assert small.outputs[0].moved_from({0})
+    assert large.calls == [] and large.outputs[0] == Origin(["constant", "input:0"], ["multiply"])
+
+
+def test_a_sequential_vmap_loop_and_private_functions_are_followed():
+    s = _read(jax.vmap(doubler), (3, 5))
+    # the while loop's buffer starts as zeros (LOOP_INIT) and is overwritten by the callback's
+    # slices; the loop counter (a position) never reaches the values
+    assert s.outputs[0] == Origin(["call:0", "loop-init"], [])
+    assert s.outputs[0].moved_from({0})
+    assert s.operands[0] == [Origin(["input:0"], [])]
+
+
+def test_a_convert_to_another_type_is_math_and_to_the_same_is_not():
+    assert _read(lambda x: doubler(x).astype(jnp.float32), (4,)).outputs[0].math == []
+    assert _read(lambda x: doubler(x).astype(jnp.float16), (4,)).outputs[0].math == ["convert"]
+
+
+def test_shapes_cover_every_size_and_rank():
+    assert shapes.SIZES[0] == 0 and shapes.SIZES[-1] == 2**31 - 1 and 2**18 + 1 in shapes.SIZES
+    ranks = {len(s) for s in shapes.every()}
+    assert ranks == set(range(9))
+    assert all(np.prod(s, dtype=np.int64) <= 2**31 - 1 for s in shapes.every())
+    assert shapes.label((2**31 - 1,)) == "(2^31 - 1,)" and shapes.label((3, 2**20 + 1)) == "(3, 2^20 + 1)"
+
+
+def _structures(fn, specs):
+    return [dataflow.structure(h.text) if h.text else Structure([], [], [], [], [], h.error)
+            for h in handover.lowered(fn, specs)]
+
+
+def test_the_verdict_names_the_smallest_shape_where_the_rule_fails():
+    def f(x):
+        return x * 2 if x.size > 1000 else doubler(x)
+    specs = [[(s, "float32")] for s in shapes.flat()]
+    rule = proofs.output_from(lambda c: c.kind == "host_callback", "the pure_callback")
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(1024,\), jax.jit\(f\): the pure_callback is "
+                                             r"not in the program"):
+        proofs.expect_every(_structures(f, specs), specs, rule, what="jax.jit(f)")
+    proofs.expect_every(_structures(doubler, specs), specs, rule, what="jax.jit(doubler)")
+
+
+def test_same_as_compares_with_the_program_whose_values_were_checked():
+    def f(x):
+        return doubler(x * 2 if x.ndim == 5 else x)
+    specs = [[(s, "float32")] for s in shapes.ranked()]
+    structures = _structures(f, specs)
+    rule = proofs.same_as(structures[1], "(1,)")
+    with pytest.raises(AssertionError, match="operands of its custom_calls"):
+        proofs.expect_every(structures, specs, rule, what="jax.jit(f)")
+    proofs.expect_every(structures[:10], specs[:10], rule, what="jax.jit(f)")
+
+
+def test_a_lowering_that_raises_is_named_with_its_shape():
+    def f(x):
+        if x.ndim == 3:
+            raise ValueError("no rank 3")
+        return doubler(x)
+    specs = [[(s, "float32")] for s in shapes.ranked(4)]
+    with pytest.raises(AssertionError, match=r"\(2, 3, 0\), jax.jit\(f\): lowering it fails \(ValueError: no rank 3\)"):
+        proofs.expect_every(_structures(f, specs), specs, lambda s: "", what="jax.jit(f)")
+
+
+def test_ask_structures_reads_in_the_executor_and_checks_the_inputs():
+    """The witness hands over texts only; the executor reads them; a text that takes other
+    inputs than asked is refused."""
+    forged = []
+
+    def answer(expr, inputs, serving):
+        specs = wire.decode(inputs["specs"]["value"])
+        lowered = handover.lowered(doubler, [[(forged[0] if forged else shape, d) for shape, d in spec] for spec in specs])
+        return {"ok": wire.encode(lowered)}
+
+    ask = Ask(answer, seed=0, execute=lambda request, serve=None: program.handle(request))
+    specs = [[((4,), "float32")], [((2**31 - 1,), "float32")]]
+    got = ask.structures("doubler", specs, what="jax.jit(doubler)")
+    assert [s.refused for s in got] == ["", ""] and got[1].inputs == ["tensor<2147483647xf32>"]
+    forged.append((8,))
+    assert "takes other inputs" in ask.structures("doubler", specs, what="jax.jit(doubler)")[1].refused
+    bad = program.handle({"op": "structure", "texts": ["not a module"]})
+    assert bad[0].refused.startswith("the program could not be read")
