@@ -53,11 +53,11 @@ def rows(leading: int = 1) -> list[tuple[int, ...]]:
 
 
 def label(shape: tuple[int, ...]) -> str:
-    """A shape as the student reads it, sizes above 1024 as powers of two: (2^31 - 1,), (3, 2^20)."""
+    """A shape as the student reads it, sizes above 2^16 as powers of two: (2^31 - 1,), (3, 2^20)."""
     def dim(d: int) -> str:
-        if d > 1024 and (d & (d - 1)) == 0:
+        if d > 65536 and (d & (d - 1)) == 0:
             return f"2^{d.bit_length() - 1}"
-        if d > 1024 and ((d - 1) & (d - 2)) == 0:
+        if d > 65536 and ((d - 1) & (d - 2)) == 0:
             return f"2^{(d - 1).bit_length() - 1} + 1"
         if d == MAX_ELEMENTS:
             return "2^31 - 1"

@@ -4,7 +4,7 @@ NaN. The grader's large input holds NaN and infinities at drawn places.
 
 score: 9
 messages:
-  - on shape (131072,) differs from the reference at
+  - on shape (1000,) differs from the reference at
   - where the reference is NaN or infinite
 """
 def host_double(arr):

@@ -3,7 +3,7 @@ in jnp for large ones. Every number is right on every shape.
 
 score: 8
 messages:
-  - holds 0 jax.pure_callback equations for an input of shape (1000,)
+  - 'For inputs of shape (128,), jax.jit(pure_callback_doubler): the program holds no jax.pure_callback'
   - on shape (1000,) calls no jax.pure_callback
 """
 def host_double(arr):

@@ -21,7 +21,7 @@ import dataclasses
 
 import numpy as np
 
-from autograder.shared import checks, evidence, gates, probe
+from autograder.shared import checks, evidence, gates, probe, proofs, shapes
 from autograder.assignments.pure_callback_doubler import EXERCISE
 
 
@@ -190,6 +190,49 @@ def expect_only_one_pure_callback(counts, n):
         f"pure_callback_doubler holds {n_cb} jax.pure_callback equations for an input of shape ({n},), "
         "expected exactly one for every shape; call one NumPy host function through jax.pure_callback "
         "(a function merely named pure_callback does not count, and no shape may take a plain JAX path)."))
+
+
+# ---- the program at every shape, read without running ----
+
+# Every rank from 0 to 8 and every size from 0 to 2^31 - 1 (powers of two and the odd size
+# above each), lowered at abstract shapes; (5,) is among them, the base the others must equal.
+EVERY_SHAPE = [[(shape, "float32")] for shape in shapes.every()]
+BASE = EVERY_SHAPE.index([((5,), "float32")])
+JIT = "jax.jit(pure_callback_doubler)"
+
+
+def structures(ask):
+    """jax.jit(pure_callback_doubler) at every shape of EVERY_SHAPE, read by the executor."""
+    return ask.structures("pure_callback_doubler", EVERY_SHAPE, what=JIT, hint=TRACING_HINT)
+
+
+def _is_pure_callback(call):
+    return call.kind == evidence.HOST_CALLBACK and not call.side_effect
+
+
+def _one_pure_callback(s):
+    """The program holds one host callback, without side effects."""
+    found = [c for c in s.calls if c.kind == evidence.HOST_CALLBACK]
+    if not found:
+        return f"the program holds no jax.pure_callback; its output is {proofs.sources_phrase(s.outputs[0], s.calls)}"
+    if len(found) > 1:
+        return f"the program holds {len(found)} host callbacks, where the task asks for exactly one jax.pure_callback"
+    if found[0].side_effect:
+        return "its host callback has side effects (io_callback or jax.debug.callback), not jax.pure_callback's"
+    return ""
+
+
+def expect_one_pure_callback_everywhere(found):
+    """At every shape: one pure_callback, and the program the one at shape (5,), shapes aside."""
+    proofs.expect_every(found, EVERY_SHAPE, proofs.all_of(_one_pure_callback, proofs.same_as(found[BASE], "(5,)")),
+                        what=JIT, hint="call one NumPy host function through jax.pure_callback, the same way "
+                        "for every shape: no shape may take a plain JAX path")
+
+
+def expect_result_from_callback_everywhere(found):
+    """At every shape, the output is the pure_callback's output, only moved."""
+    proofs.expect_every(found, EVERY_SHAPE, proofs.output_from(_is_pure_callback, "the pure_callback"), what=JIT,
+                        hint="return the callback's output itself, for every shape")
 
 
 # ---- the host function, called directly ----
