@@ -303,7 +303,7 @@ def call(text: str, index: int, operands: list, *, handlers: Handlers | None = N
 def _attribute_value(attribute: evidence.Attribute):
     """An FFI attribute as the lowering typed it (f32 -> np.float32, i64 -> np.int64, ...)."""
     if attribute.type in stablehlo.MLIR_DTYPES:
-        return stablehlo.MLIR_DTYPES[attribute.type](attribute.value)
+        return stablehlo.MLIR_DTYPES[attribute.type].type(attribute.value)
     if isinstance(attribute.value, (bool, str, np.ndarray)):
         return attribute.value
     raise TypeError(f"an FFI attribute of type {attribute.type or type(attribute.value).__name__} "
