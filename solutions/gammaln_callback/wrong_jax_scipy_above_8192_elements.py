@@ -1,13 +1,14 @@
 """Wrong: calls SciPy through pure_callback up to 8192 elements, a little more than the
-largest input the grader drew before (72 x 72 = 5184), and computes with jax.scipy above,
-in the forward pass and in the derivative. Every value is right at every size; the grader
-now also compiles the paths for 16384 elements.
+largest input the grader draws (71 x 71 = 5041), and computes with jax.scipy above, in the
+forward pass and in the derivative. Every value is right at every size. (Caught until issue
+37 by runs on 16384 elements; now the grader lowers the paths at every size from 0 to
+2^31 - 1 without running them, and names the first size past the threshold.)
 
 score: 7
 messages:
-  - The values of jax.jit(gammaln_cb) on 16384 elements do not come from its pure_callback
-  - The values of jax.jit(jax.grad(gammaln_cb)) on 16384 elements do not come from its pure_callback calls
-  - The compiled program of jax.jit(gammaln_cb) on a float32 input of shape (128, 128) computes math outside the callbacks
+  - 'For inputs of shape (8193,), jax.jit(gammaln_cb): the output is not the output of a pure_callback'
+  - 'For inputs of shape (8193,), jax.jit(jax.grad(gammaln_cb)): the output does not come from a pure_callback'
+  - 'For inputs of shape (8193,), jax.jit(gammaln_cb): it computes math outside the callbacks'
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

@@ -10,6 +10,8 @@ this package by job:
 - `references`: the inputs the tests draw and the float32 references;
 - `paths`: every path traced back to its host callback and to SciPy, against the gates
   declared there once (FORWARD_COMPILED, DERIVATIVE_SCIPY, FROM_SCIPY, ...);
+- `everyshape`: every path's program at every shape (ranks 0 to 8, 0 to 2^31 - 1 elements),
+  read on its graph without running: from the callbacks, the same as where values were checked;
 - `hostfns`: the ops of the compiled programs and the host functions called directly;
 - `values`: dtypes and shapes, vmap at every axis, the gradient, the jvp and the chain rule.
 
@@ -28,7 +30,9 @@ values are SciPy's, through the host callbacks.
 """
 from autograder.shared import checks
 from autograder.assignments.gammaln_callback import EXERCISE
-from autograder.assignments.gammaln_callback.hostfns import (  # noqa: F401  (the test cells' names)
+from autograder.assignments.gammaln_callback.everyshape import (  # noqa: F401  (the test cells' names)
+    expect_derivative_everywhere, expect_forward_everywhere, expect_no_math_everywhere)
+from autograder.assignments.gammaln_callback.hostfns import (  # noqa: F401
     ALLOWED_OPS, NO_MATH, check_host_functions_declared, expect_host_functions_run_no_jax,
     expect_no_math_outside_callbacks)
 from autograder.assignments.gammaln_callback.paths import (  # noqa: F401
@@ -40,7 +44,7 @@ from autograder.assignments.gammaln_callback.questions import (  # noqa: F401
     DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, TANGENT_HINT, compiled_program, count_eqns, run_forward,
     run_grad)
 from autograder.assignments.gammaln_callback.references import (  # noqa: F401
-    DOMAIN, EDGES, f32, flat_input, forward_input, gradient_input, huge_input, large_input, public_input,
+    DOMAIN, EDGES, f32, flat_input, forward_input, gradient_input, large_input, public_input,
     random_tangent, scipy32, special_input, wide_inputs)
 from autograder.assignments.gammaln_callback.values import (  # noqa: F401
     VMAP_HINT, check_chain_rule, check_gradients, check_jvp, check_shapes, check_vmap_every_axis, values_on_flat)

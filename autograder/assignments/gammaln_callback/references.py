@@ -15,15 +15,6 @@ def large_input(rng):
     return domain_values(rng, int(np.prod(shape))).reshape(shape)
 
 
-def huge_input(rng):
-    """16384 float32 values over the whole domain (`domain_values`), shape (128, 128): three
-    times the largest other size the tests try (100352 tripled a grading's time and reached
-    its memory limit). Drawn with the same key by the tests that use it,
-    so that each of its programs is compiled and run once per grading (probe.Ask.program):
-    an answer that calls its host function once per element (lax.map) takes long there."""
-    return domain_values(rng, 128 * 128).reshape(128, 128)
-
-
 # The task's domain: every positive normal float32 (XLA on the CPU flushes subnormals to
 # zero), and +inf and NaN for the values alone.
 SMALLEST, LARGEST = float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max)

@@ -1,0 +1,229 @@
+"""gammaln_cb's programs at every shape the task covers, read on their graphs without running
+(probe.Ask.structures; shared/proofs.py): ranks 0 to 8, 0 to 2^31 - 1 elements
+(shared/shapes.py), each path lowered by jax.jit at abstract shapes. A branch on the shape,
+decided in Python while tracing, shows at the first shape past it, wherever it sits.
+
+- the forward paths (test 5): jax.jit(gammaln_cb), jax.vmap (first, middle, last axis,
+  nested) and the primal of jax.jvp are the output of a pure_callback, only moved (or guarded:
+  GUARDS), and, shapes aside, what they are where the tests checked values and dependence;
+- the derivative paths (test 6): jax.jit(jax.grad(...)), jax.vmap(jax.grad(...)) and the
+  tangent of jax.jvp come from a pure_callback (times the cotangent: arithmetic
+  is allowed there) and are, shapes aside, what they are at the shape whose values and
+  dependence the tests checked;
+- the math (test 7): around the callbacks of jax.jit(gammaln_cb) and jax.jit(jax.grad(...)),
+  only what the task allows (ALLOWED_MATH, the StableHLO names of hostfns.ALLOWED_OPS).
+
+The same spec lists serve every test (AT, JVP_AT, BATCHED_AT): a grading lowers each path
+once (probe.Ask.structures keeps them).
+"""
+from autograder.shared import evidence, proofs, shapes
+from autograder.assignments.gammaln_callback.questions import FORWARD_HINT, GRAD, JVP_HINT
+
+# The shapes whose values and dependence the tests check (references.forward_input, and the
+# (6, 5) of test 6's wide_inputs): the bases the other shapes are compared with.
+FORWARD_SHAPE, DERIVATIVE_SHAPE = (3, 4, 5), (6, 5)
+AT = [*shapes.every(), FORWARD_SHAPE, DERIVATIVE_SHAPE]   # jit: ranks 0-8, 0 to 2^31 - 1 elements
+# jvp: every rank, and sizes from 0 to 2^31 - 1 (the largest shape of each rank); vmap: ranks 1
+# to 8, small distinct dims and the largest. Fewer than AT: the same rule of gammaln_cb is
+# traced as under jit(grad), which AT covers, and a grading lowers each path once (~5 ms each).
+JVP_AT = [*shapes.ranked(), FORWARD_SHAPE, DERIVATIVE_SHAPE]
+BATCHED_AT = [*(s for s in shapes.ranked(8, 1) if 0 not in s and max(s) > 1), FORWARD_SHAPE, DERIVATIVE_SHAPE]
+
+JIT, JIT_GRAD = "jax.jit(gammaln_cb)", "jax.jit(jax.grad(gammaln_cb))"
+JVP = "lambda v: jax.jvp(gammaln_cb, (v,), (v,))"   # one input: the tangent is the primal itself
+# The batch at the first, middle and last axis (output k: the k-th of _axes), then, from rank
+# 2 on, a nested vmap. The answer's Python sees one example's shape whichever axis is batched
+# (test 9 checks the values at every axis).
+VMAP = ("lambda x: [jax.vmap(gammaln_cb, in_axes=k)(x) for k in sorted({0, x.ndim // 2, x.ndim - 1})]"
+        " + ([jax.vmap(jax.vmap(gammaln_cb), in_axes=x.ndim - 1)(x)] if x.ndim > 1 else [])")
+# The batch at the middle axis (in_axes=1 at DERIVATIVE_SHAPE, as the tests run it): the
+# derivative's callback is batched the same way whichever axis is moved to the front.
+VMAP_GRAD = f"lambda x: jax.vmap({GRAD}, in_axes=x.ndim // 2)(x)"
+
+# What the task allows around the callbacks (hostfns.ALLOWED_OPS, as StableHLO names them;
+# moving data is no math on the graph).
+ALLOWED_MATH = frozenset({"add", "subtract", "multiply", "negate", "abs", "maximum", "minimum", "compare",
+                          "select", "and", "or", "not", "convert", "is_finite"})
+# What a forward output may hold besides the callback's result: a guard of the answer's own
+# (jnp.where(x > 0, y, jnp.nan)), which the task allows; the values where it picks the
+# callback are the callback's own (paths.FORWARD_COMPILED checks them at the base shape).
+GUARDS = frozenset({"compare", "select", "and", "or", "not", "is_finite"})
+
+SAME_HINT = "call SciPy through jax.pure_callback the same way for every shape: no shape may take a plain JAX path"
+MATH_HINT = ("log-gamma and digamma must be computed by SciPy on the host, and around the callbacks only +, -, *, "
+             "comparisons, selects, dtype conversions and moves of data are allowed, for every shape")
+
+
+def is_pure(call) -> bool:
+    """A host callback without side effects: jax.pure_callback's."""
+    return call.kind == evidence.HOST_CALLBACK and not call.side_effect
+
+
+def lowered(ask, fn, at, *, what, hint):
+    """(structures, specs, {shape: structure}) of `fn` (an expression of one argument) lowered
+    at each shape of `at`, float32."""
+    specs = [[(tuple(s), "float32")] for s in at]
+    found = ask.structures(fn, specs, what=what, hint=hint)
+    return found, specs, {tuple(s): f for s, f in zip(at, found)}
+
+
+# ---- the rules (each: a Structure -> "" or what is wrong) ----
+
+def _which(s, k, names=None):
+    if names is not None:
+        return names(s, k)
+    return "the output" if len(s.outputs) == 1 else f"output {k}"
+
+
+def _rank(s):
+    """The rank of the program's first input ("tensor<2x3xf32>": 2)."""
+    return len(s.inputs[0].removeprefix("tensor<").split("x")) - 1 if s.inputs else 0
+
+
+def _vmap_name(s, k):
+    """Output k of VMAP, in words."""
+    r = _rank(s)
+    axes = sorted({0, r // 2, r - 1})
+    return f"with in_axes={axes[k]}, the output" if k < len(axes) else "nested, the output"
+
+
+def _it(s, k):
+    return "it"
+
+
+def _empty(s, k):
+    """Output k has no elements (a dimension 0): no values to take from anywhere (JAX lowers
+    a sequential vmap or lax.map over no element to constants)."""
+    return k < len(s.results) and "0" in s.results[k].removeprefix("tensor<").split("x")[:-1]
+
+
+def output_of_pure(outputs=None, names=None):
+    """Each output (or those of `outputs`) is a pure_callback's output, only moved, or guarded
+    (GUARDS: jnp.where(x > 0, y, jnp.nan))."""
+    def rule(s):
+        for k, origin in enumerate(s.outputs):
+            if (outputs is None or k in outputs) and not _empty(s, k) and (
+                    not _has_pure(s, origin) or not set(origin.math) <= GUARDS):
+                return (f"{_which(s, k, names)} is not the output of a pure_callback: it is "
+                        f"{proofs.sources_phrase(origin, s.calls)}")
+        return ""
+    return rule
+
+
+def _has_pure(s, origin):
+    return any(i < len(s.calls) and is_pure(s.calls[i]) for i in origin.calls())
+
+
+def from_pure(outputs=None, names=None):
+    """Each output (or those of `outputs`) has a pure_callback among its sources."""
+    def rule(s):
+        for k, origin in enumerate(s.outputs):
+            if (outputs is None or k in outputs) and not _empty(s, k) and not _has_pure(s, origin):
+                return (f"{_which(s, k, names)} does not come from a pure_callback: it is "
+                        f"{proofs.sources_phrase(origin, s.calls)}")
+        return ""
+    return rule
+
+
+def _what(s, origin, depth=0):
+    """What `origin` is, the calls' indices aside: its math, its sources, each custom_call
+    among them as what it is (target, kind, side effect, attributes) with its operands' own."""
+    parts = []
+    for source in origin.sources:
+        i = int(source.removeprefix("call:")) if source.startswith("call:") else None
+        if i is None or i >= len(s.calls) or depth > 8:
+            parts.append(source)
+            continue
+        c = s.calls[i]
+        attributes = tuple(sorted((k, repr(a.value)) for k, a in c.attributes.items() if k != "index"))
+        operands = tuple(_what(s, o, depth + 1) for o in (s.operands[i] if i < len(s.operands) else []))
+        parts.append(repr((c.target, c.kind, c.side_effect, attributes, operands)))
+    return tuple(sorted(parts)), tuple(origin.math)
+
+
+def same_output_as(base, base_output, base_label, outputs=None, names=None):
+    """Each output (or those of `outputs`) is, shapes and the calls' order aside, what output
+    `base_output` of `base` (the program whose values were checked) is."""
+    want = None if base.refused or base_output >= len(base.outputs) else _what(base, base.outputs[base_output])
+
+    def rule(s):   # a base that did not lower is named by expect_every itself (it is among the specs)
+        for k, origin in enumerate(s.outputs if want is not None else ()):
+            if (outputs is None or k in outputs) and not _empty(s, k) and _what(s, origin) != want:
+                got, had = (proofs.sources_phrase(origin, s.calls),
+                            proofs.sources_phrase(base.outputs[base_output], base.calls))
+                if got != had:
+                    return f"{_which(s, k, names)} is {got}, where at {base_label} it is {had}"
+                return (f"{_which(s, k, names)} comes from callbacks whose operands are computed otherwise than "
+                        f"at {base_label}")
+        return ""
+    return rule
+
+
+def math_within(s):
+    """Around the callbacks (every output, every operand of a custom_call the outputs reach),
+    only ALLOWED_MATH (a program without elements computes nothing)."""
+    if all(_empty(s, k) for k in range(len(s.outputs))):
+        return ""
+    found = {m for o in s.outputs for m in o.math}
+    found |= {m for ops in s.operands for o in ops for m in o.math}
+    outside = sorted(found - ALLOWED_MATH)
+    return f"it computes math outside the callbacks ({', '.join(outside)})" if outside else ""
+
+
+# ---- the proofs the tests ask for ----
+
+def _label(shape):
+    return f"shape {shapes.label(tuple(shape))}"
+
+
+def expect_forward_everywhere(ask):
+    """Test 5: at every shape of AT (ranks 0-8, 0 to 2^31 - 1 elements) jax.jit(gammaln_cb) is a
+    pure_callback's output, only moved (or guarded), and the program checked at FORWARD_SHAPE;
+    so are jax.vmap (first, middle, last axis, nested; each as in_axes=1 at FORWARD_SHAPE) at
+    every shape of BATCHED_AT, and jax.jvp's primal output at every shape of JVP_AT. A vmap or jvp that does not lower at FORWARD_SHAPE is
+    skipped (other tests' business)."""
+    found, specs, by = lowered(ask, "gammaln_cb", AT, what=JIT, hint=FORWARD_HINT)
+    base = _label(FORWARD_SHAPE)
+    proofs.expect_every(found, specs, proofs.all_of(output_of_pure(), proofs.same_as(by[FORWARD_SHAPE], base)),
+                        what=JIT, hint=SAME_HINT)
+    what = "jax.vmap(gammaln_cb)"
+    found, specs, by = lowered(ask, VMAP, BATCHED_AT, what=what, hint=FORWARD_HINT)
+    if not by[FORWARD_SHAPE].refused:   # its output 1: in_axes=1, as test 5 runs it there
+        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), same_output_as(
+            by[FORWARD_SHAPE], 1, f"{base} with in_axes=1", names=_vmap_name)), what=what, hint=SAME_HINT)
+    what = "the primal output of jax.jvp(gammaln_cb)"
+    found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
+    if not by[FORWARD_SHAPE].refused:
+        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), same_output_as(
+            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it)), what=what, hint=SAME_HINT)
+
+
+def expect_derivative_everywhere(ask):
+    """Test 6: at every shape of AT jax.jit(jax.grad(...)), of BATCHED_AT jax.vmap(jax.grad(...))
+    over the middle axis and of JVP_AT jax.jvp's tangent come from a pure_callback and are
+    what they are at DERIVATIVE_SHAPE (jit(grad), vmap with in_axes=1, the tangent: the
+    programs whose values and dependence were checked). A vmap or jvp that does not lower at
+    DERIVATIVE_SHAPE is skipped (other tests' business)."""
+    base = _label(DERIVATIVE_SHAPE)
+    found, specs, by = lowered(ask, GRAD, AT, what=JIT_GRAD, hint=JVP_HINT)
+    proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base)),
+                        what=JIT_GRAD, hint=SAME_HINT)
+    what = "jax.vmap(jax.grad(gammaln_cb), in_axes=x.ndim // 2)"
+    found, specs, by = lowered(ask, VMAP_GRAD, BATCHED_AT, what=what, hint=JVP_HINT)
+    if not by[DERIVATIVE_SHAPE].refused:
+        proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base)),
+                            what=what, hint=SAME_HINT)
+    what = "the tangent output of jax.jvp(gammaln_cb)"
+    found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
+    if not by[DERIVATIVE_SHAPE].refused:
+        proofs.expect_every(found, specs, proofs.all_of(
+            from_pure(outputs=(1,), names=_it),
+            same_output_as(by[DERIVATIVE_SHAPE], 1, base, outputs=(1,), names=_it)), what=what, hint=SAME_HINT)
+
+
+def expect_no_math_everywhere(ask):
+    """Test 7: at every shape of AT, jax.jit(gammaln_cb) and jax.jit(jax.grad(...)) compute
+    nothing around their callbacks but ALLOWED_MATH."""
+    for fn, what, hint in (("gammaln_cb", JIT, FORWARD_HINT), (GRAD, JIT_GRAD, JVP_HINT)):
+        found, specs, _ = lowered(ask, fn, AT, what=what, hint=hint)
+        proofs.expect_every(found, specs, math_within, what=what, hint=MATH_HINT)
