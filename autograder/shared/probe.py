@@ -120,20 +120,21 @@ class Ask:
             poisoned[name] = poisoned.pop(f"replace:{i}", None)
         return dataclasses.replace(report, poisoned=poisoned, program=Program(text, bindings))
 
-    def structures(self, fn: str, specs: list, *, what: str, hint: str = "") -> list[Structure]:
+    def structures(self, fn: str, specs: list, *, what: str, hint: str = "", **inputs) -> list[Structure]:
         """`fn` (an expression naming a function) lowered by jax.jit at each of `specs`, abstract
         shapes (per argument a (shape, dtype) pair: nothing is allocated or run, so 2^31 - 1
         elements cost what 8 do), and read by the executor on its graph alone
         (autograder/shared/dataflow.py): an evidence.Structure per spec, whose `refused` says
-        why there is none (the lowering raised; the program takes other inputs than asked)."""
+        why there is none (the lowering raised; the program takes other inputs than asked).
+        `inputs`: names the expression `fn` may use besides (as in Ask.run)."""
         specs = [[(tuple(int(d) for d in shape), str(np.dtype(dtype))) for shape, dtype in spec] for spec in specs]
-        key = ("structures", fn, repr(specs))
+        key = ("structures", fn, repr(specs), tuple(sorted((k, _fingerprint(v)) for k, v in inputs.items())))
         if key not in self._programs:   # tests of one grading ask for the same paths
-            self._programs[key] = self._structures(fn, specs, what=what, hint=hint)
+            self._programs[key] = self._structures(fn, specs, what=what, hint=hint, **inputs)
         return self._programs[key]
 
-    def _structures(self, fn: str, specs: list, *, what: str, hint: str) -> list[Structure]:
-        handed = self.run(f"handover.lowered({fn}, specs)", what=what, hint=hint, specs=specs)
+    def _structures(self, fn: str, specs: list, *, what: str, hint: str, **inputs) -> list[Structure]:
+        handed = self.run(f"handover.lowered({fn}, specs)", what=what, hint=hint, specs=specs, **inputs)
         checks.expect(isinstance(handed, list) and len(handed) == len(specs)
                       and all(isinstance(h, Lowered) for h in handed), f"Lowering {what} gave no programs.")
         read = iter(self._executed({"op": "structure", "texts": [h.text for h in handed if h.text]},
