@@ -1,11 +1,12 @@
 """Wrong: the batching rule binds custom_reduce_sum_p on the batched operand up to 4096
 entries, far more than any operand the tests tried before, and sums with jnp.sum above
-that size. Every value is right at every size; the grader now also vmaps operands of
-131072 entries, where the value of the sum no longer comes from the primitive.
+that size. Every value is right at every size; the grader lowers jax.vmap at every size
+without running it (before, it vmapped operands of 131072 entries), and from a batch of
+6144 entries the value of the sum no longer comes from the primitive.
 
 score: 9
 messages:
-  - The values of jax.vmap of custom_reduce_sum of 131072 entries do not come from custom_reduce_sum_p (its given implementation)
+  - "For inputs of shape (3, 2048), jax.jit of jax.vmap of custom_reduce_sum: jax.vmap with the batch dimension at 0, summing axis (0,), is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel)"
   - the batching rule must bind custom_reduce_sum_p on the batched operand, not compute the sum another way
 """
 def _jvp(primals, tangents, *, axis):

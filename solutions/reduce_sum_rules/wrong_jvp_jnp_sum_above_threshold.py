@@ -1,11 +1,12 @@
 """Wrong: the JVP rule returns custom_reduce_sum_p.bind(x, axis=axis) as its primal output
 up to 4096 entries, far more than any operand the tests tried before, and jnp.sum(x, axis)
-above that size. Every value is right at every size; the grader now also takes the JVP of
-sums of 131072 entries, where the primal output no longer comes from the primitive.
+above that size. Every value is right at every size; the grader lowers jax.jvp at every size
+without running it (before, it ran sums of 131072 entries), and from 4097 entries the primal
+output no longer comes from the primitive.
 
 score: 9
 messages:
-  - The values of the primal output of jax.jvp of custom_reduce_sum of 131072 entries do not come from custom_reduce_sum_p (its given implementation)
+  - "For inputs of shape (4097,), jax.jit of jax.jvp of custom_reduce_sum: the primal output of jax.jvp over axis (0,) is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel)"
   - your JVP rule must return custom_reduce_sum_p.bind(x, axis=axis) as its primal output
 """
 def _jvp(primals, tangents, *, axis):

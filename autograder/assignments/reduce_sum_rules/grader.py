@@ -18,6 +18,8 @@ import numpy as np
 from autograder.shared import checks, poison
 from autograder.assignments.reduce_sum_rules.programs import (  # noqa: F401  (the executor's half)
     TARGET, expect_from_kernel, expect_sums, expect_values, program, summed, sums_by_count, sums_program)
+from autograder.assignments.reduce_sum_rules.structure import (  # noqa: F401  (every shape, lowered)
+    expect_paths, jvp_path, primitive_path, transpose_path, vmap_path)
 from autograder.assignments.reduce_sum_rules import EXERCISE
 
 case = EXERCISE.case   # the test cells' ritual: with kit.case(env, concept=...) as ask:
@@ -171,7 +173,7 @@ def expect_jvp(rep, x, t, axes, *, primal, tangent, hint, of=""):
     (named by the templates `primal` and `tangent`, formatted with `axis`, `jvp` (jax.jvp or
     jax.jit(jax.jvp)) and `jit` ('' or ' under jax.jit')); every output comes from the JVP
     rule and is the poison's own result, every primal from the primitive, alone. `of` ends
-    the names of the verdicts on the rules (' of 131072 entries')."""
+    the names of the verdicts on the rules (' of 96 entries'; '' by default)."""
     for k, axis in enumerate(axes):
         for m, i in enumerate((4 * k, 4 * k + 2)):
             names = dict(axis=axis, jvp=("jax.jvp", "jax.jit(jax.jvp)")[m], jit=_JIT[m])

@@ -1,0 +1,286 @@
+"""reduce_sum_rules at every shape: the paths the hidden tests grade, lowered at abstract shapes
+(probe.Ask.structures: nothing is allocated or run) and read on their graphs, with the
+grader's kernel as the primitive's lowering (a custom_call to TARGET whose `axis` attribute
+is the axes it sums). Re-exported by the kit (grader.py).
+
+Each path is one program per shape holding every axis combination of that rank (all of them
+up to rank 3, a few beyond) and, under jax.vmap, every batch position; the programs of a
+path are lowered side by side, as one. `expect_paths` states, for each output, what it must be:
+
+    SUM         moved from the kernel's calls only (no jnp.sum, nothing blended in), and every
+                call it comes from, directly or through another call's operand, adds the
+                entries the task's sum adds for each result (never a batch dimension)
+    BROADCAST   the transpose of the sum: computed from the cotangent (or from the sum it
+                transposes) and constants alone, without a reduction or a custom_call of
+                its own, with no operation that the same transpose does not use at the shape
+                whose values the test checked (the path's first)
+    LINEAR      the tangent: computed without the primal input, with no operation but a
+                reduction that it does not use at the shape the test checked (jnp.sum and
+                the primitive are both the task's; where it binds the primitive, each
+                bind adds the entries of the sum)
+
+Values and poisoned runs stay on the small inputs of each test; what is proven here holds at
+every shape the specs cover: 0 to 2^31 - 1 elements, ranks 1 to 8.
+"""
+from __future__ import annotations
+
+import itertools
+
+from autograder.shared import proofs, shapes
+from autograder.shared.evidence import Origin, Structure
+from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
+
+KERNEL = "custom_reduce_sum_p (a custom_call to the grader's kernel)"
+BATCH = 3          # the batch size of the vmapped paths (never 0: an empty batch is not part of the task)
+SUM, BROADCAST, LINEAR = "sum", "broadcast", "linear"
+
+
+def combos(rank: int) -> list[tuple[int, ...]]:
+    """The axis combinations tried at `rank`: all of them up to rank 3, then each single axis,
+    the first and last, every other one, all but the first, all but the last, and all."""
+    if rank <= 3:
+        return [c for k in range(1, rank + 1) for c in itertools.combinations(range(rank), k)]
+    picked = [(a,) for a in range(rank)] + [(0, rank - 1), tuple(range(0, rank, 2)), tuple(range(1, rank)),
+                                           tuple(range(rank - 1)), tuple(range(rank))]
+    return list(dict.fromkeys(picked))
+
+
+def few(rank: int) -> list[tuple[int, ...]]:
+    """Fewer combinations, for each batch position of a vmapped path: all of them up to rank 2,
+    then the first axis, the last, both, every other one and all."""
+    if rank <= 2:
+        return combos(rank)
+    return list(dict.fromkeys([(0,), (rank - 1,), (0, rank - 1), tuple(range(0, rank, 2)), tuple(range(rank))]))
+
+
+def _table(ranks, pick=combos) -> str:
+    return "{" + ", ".join(f"{r}: {pick(r)!r}" for r in ranks) + "}"
+
+
+def _kept(shape, axis) -> tuple[int, ...]:
+    return tuple(d for i, d in enumerate(shape) if i not in axis)
+
+
+def _batched(example, position) -> tuple[int, ...]:
+    return (*example[:position], BATCH, *example[position:])
+
+
+def _largest(rank: int, budget: int) -> tuple[int, ...]:
+    side = max(1, int(budget ** (1 / rank)))
+    dims = [side] * rank
+    rest = 1
+    for d in dims[:-1]:
+        rest *= d
+    dims[-1] = budget // rest
+    return tuple(dims)
+
+
+def examples(max_rank: int = 7) -> list[tuple[int, ...]]:
+    """Example shapes for the vmapped paths: shapes.every() of rank 1 to max_rank whose batch
+    of BATCH fits in 2^31 - 1 elements, and the largest of each rank that does; not the empty
+    ones (an answer may read an example's first entry, as a jax.debug.print does)."""
+    budget = shapes.MAX_ELEMENTS // BATCH
+    out = [s for s in shapes.every(max_rank, 1) if 0 < _size(s) <= budget]
+    return list(dict.fromkeys(out + [_largest(r, budget) for r in range(1, max_rank + 1)]))
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+# ------------------------------------------------------------ the paths ----------
+# Each: (expression text, specs, outputs); outputs(*shapes of a spec) lists per output (kind,
+# name, what its kind needs). A path's first spec is the shape whose values the test checked:
+# the math the transposes and tangents use at every shape must be math they use there.
+
+def primitive_path(first):
+    expr = f"lambda x: [custom_reduce_sum(x, a) for a in {_table(range(1, 9))}[x.ndim]]"
+    specs = [[(s, "float32")] for s in _shapes(first, shapes.every(8, 1))]
+    return expr, specs, lambda x: [(SUM, f"custom_reduce_sum(x, {a})", summed(x, a)) for a in combos(len(x))]
+
+
+def jvp_path(first):
+    expr = (f"lambda x, t: [jax.jvp(lambda u, a=a: custom_reduce_sum(u, a), (x,), (t,)) "
+            f"for a in {_table(range(1, 9))}[x.ndim]]")
+    specs = [[(s, "float32"), (s, "float32")] for s in _shapes(first, shapes.every(8, 1))]
+
+    def outputs(x, _):
+        return [o for a in combos(len(x)) for o in ((SUM, f"the primal output of jax.jvp over axis {a}", summed(x, a)),
+                                                    (LINEAR, f"the tangent of jax.jvp over axis {a}", summed(x, a)))]
+    return expr, specs, outputs
+
+
+def transpose_path(first):
+    lt = "jax.linear_transpose(lambda u, a=a: custom_reduce_sum(u, a), x)"
+    table = _table(range(1, 9))
+    expr = (f"lambda x, *c: [{lt}(ca) for a, ca in zip({table}[x.ndim], c)] "
+            f"+ [{lt}(custom_reduce_sum(x, a)) for a in {table}[x.ndim]]")
+    specs = [[(s, "float32")] + [(_kept(s, a), "float32") for a in combos(len(s))]
+             for s in _shapes(first, shapes.every(8, 1))]
+
+    def outputs(x, *_):
+        axes = combos(len(x))
+        return ([(BROADCAST, f"jax.linear_transpose over axis {a} applied to its cotangent", ("input", 1 + k))
+                 for k, a in enumerate(axes)]
+                + [(BROADCAST, f"jax.linear_transpose over axis {a} applied to the sum", ("sum", summed(x, a)))
+                   for a in axes])
+    return expr, specs, outputs
+
+
+def vmap_path(first):
+    """One program per example shape (`first` first): an input per batch position (the example
+    with a batch of BATCH inserted there), a few axis combinations vmapped over each."""
+    table = _table(range(1, 8), few)
+    expr = (f"lambda *xs: [jax.vmap(lambda u, a=a: custom_reduce_sum(u, a), in_axes=b)(x) "
+            f"for b, x in enumerate(xs) for a in {table}[x.ndim - 1]]")
+    specs = [[(_batched(e, b), "float32") for b in range(len(e) + 1)] for e in _shapes(first, examples())]
+
+    def outputs(*xs):
+        example = xs[0][1:]
+        return [(SUM, f"jax.vmap with the batch dimension at {b}"
+                      + (f" (an input of shape {shapes.label(xs[b])})" if b else "") + f", summing axis {a},",
+                 summed(example, a)) for b in range(len(xs)) for a in few(len(example))]
+    return expr, specs, outputs
+
+
+def _shapes(first, rest) -> list[tuple[int, ...]]:
+    return list(dict.fromkeys([tuple(first), *rest]))
+
+
+# ------------------------------------------------------------ the verdict ----------
+
+def _dims(type_text: str) -> tuple[int, ...]:
+    """'tensor<2x3x4xf32>' -> (2, 3, 4); 'tensor<f32>' -> ()."""
+    *dims, _ = type_text.removeprefix("tensor<").removesuffix(">").split("x")
+    return tuple(int(d) for d in dims)
+
+
+def _axis(call) -> tuple[int, ...]:
+    value = call.attribute("axis")
+    return tuple(int(a) for a in value.ravel()) if hasattr(value, "ravel") else ()
+
+
+def _feeding(s: Structure, origin) -> list[int]:
+    """The custom_calls an output comes from, directly or through their operands, in order."""
+    seen, todo = set(), list(origin.calls())
+    while todo:
+        k = todo.pop()
+        if k in seen or k >= len(s.calls):
+            continue
+        seen.add(k)
+        for operand in s.operands[k] if k < len(s.operands) else ():
+            todo += operand.calls()
+    return sorted(seen)
+
+
+def _counts(s: Structure, name: str, origin, n: int) -> str:
+    for k in _feeding(s, origin):
+        call = s.calls[k]
+        if call.target != TARGET:
+            continue
+        shape, axis = _dims(call.operand_types[0]), _axis(call)
+        if summed(shape, axis) != n:
+            return (f"{name} comes from a bind of custom_reduce_sum_p over axis {axis} of an operand of shape "
+                    f"{shapes.label(shape)}, adding {summed(shape, axis)} entries for each result where the sum adds {n}")
+    return ""
+
+
+def _problem(s: Structure, k: int, kind: str, name: str, arg, base: dict) -> str:
+    origin = s.outputs[k]
+    kernel = {i for i, c in enumerate(s.calls) if c.target == TARGET}
+    fed = [i for i in _feeding(s, origin) if i in kernel]
+    if kind == SUM:
+        if not origin.moved_from(kernel):
+            return f"{name} is not the output of {KERNEL}: it is {proofs.sources_phrase(origin, s.calls)}"
+        return _counts(s, name, origin, arg)
+    extra = sorted(set(origin.math) - base.get(_group(kind, arg), set()))
+    if kind == BROADCAST:
+        source, value = arg
+        if source == "sum":   # applied to the sum: the sum's own call, moved or broadcast with constants
+            wrong = not fed or set(origin.sources) - {f"call:{i}" for i in fed} - {"constant"}
+        else:
+            wrong = (f"input:{value}" not in origin.sources or origin.calls()
+                     or set(origin.sources) - {f"input:{value}", "constant"})
+        if wrong or extra or "reduce" in origin.math:
+            return (f"{name} is not the cotangent broadcast back over the summed axes as at the shape the grader "
+                    f"checked: it is {proofs.sources_phrase(origin, s.calls)}")
+        return _counts(s, name, origin, value) if source == "sum" else ""
+    if kind == LINEAR:
+        if "input:0" in origin.sources or set(extra) - {"reduce"}:
+            return (f"{name} is not a sum of the tangent as at the shape the grader checked: it is "
+                    f"{proofs.sources_phrase(origin, s.calls)}")
+        return _counts(s, name, origin, arg)
+    return ""
+
+
+def _group(kind: str, arg) -> tuple:
+    return (kind, arg[0]) if isinstance(arg, tuple) else (kind,)
+
+
+def rule(outputs, base: Structure | None = None):
+    """The proofs rule of a path: every output what `outputs` (of the spec's shapes) says; the
+    math of a transpose or tangent one that its kind of output uses in `base` (the program at
+    the shape whose values the test checked)."""
+    allowed: dict = {}
+    if base is not None and len(base.outputs) >= 1:
+        expected = outputs(*[_dims(t) for t in base.inputs])
+        for (kind, _, arg), origin in zip(expected, base.outputs):
+            allowed.setdefault(_group(kind, arg), set()).update(origin.math)
+
+    def check(s: Structure) -> str:
+        expected = outputs(*[_dims(t) for t in s.inputs])
+        if len(s.outputs) < len(expected):
+            return f"the program has {len(s.outputs)} outputs where {len(expected)} were asked for"
+        for k, (kind, name, arg) in enumerate(expected):
+            problem = _problem(s, k, kind, name, arg, allowed)
+            if problem:
+                return problem
+        return ""
+    return check
+
+
+def _split(s: Structure, specs: list, counts: list[int]) -> list[Structure]:
+    """The program of several specs packed side by side, read as one Structure per spec: its
+    inputs and outputs, the outputs' inputs renumbered from 0 (another spec's input reads as
+    'input:?'); the calls and their operands are the whole program's, as they are."""
+    out, first_in, first_out = [], 0, 0
+    for spec, n in zip(specs, counts):
+        lo, hi = first_in, first_in + len(spec)
+
+        def renumber(o: Origin, lo=lo, hi=hi) -> Origin:
+            def source(x: str) -> str:
+                if not x.startswith("input:"):
+                    return x
+                i = int(x.removeprefix("input:"))
+                return f"input:{i - lo}" if lo <= i < hi else "input:?"
+            return Origin([source(x) for x in o.sources], o.math)
+        out.append(Structure(s.calls, [renumber(o) for o in s.outputs[first_out:first_out + n]],
+                             s.operands, s.inputs[lo:hi],
+                             s.results[first_out:first_out + n]))
+        first_in, first_out = hi, first_out + n
+    return out
+
+
+def expect_paths(ask, path, *, what, hint):
+    """`path` (expression, specs, outputs) lowered at every shape of its specs and each
+    program checked; the sentence names the smallest shape where one is not what it must be.
+    The specs are lowered side by side in one program (lowering many small programs costs
+    more than one large one); if that one cannot be read, each is lowered alone."""
+    expr, specs, outputs = path
+    counts = [len(outputs(*[shape for shape, _ in spec])) for spec in specs]
+    spans, first = [], 0
+    for spec in specs:
+        spans.append((first, first + len(spec)))
+        first += len(spec)
+    packed = f"(lambda f: lambda *v: [o for lo, hi in {spans!r} for o in jax.tree.leaves(f(*v[lo:hi]))])({expr})"
+    [whole] = ask.structures(packed, [[arg for spec in specs for arg in spec]], what=what, hint=hint)
+    named = [spec[:1] for spec in specs]   # the sentence names the operand's shape (the first input)
+    if not whole.refused and len(whole.outputs) == sum(counts):
+        parts = _split(whole, specs, counts)
+        proofs.expect_every(parts, named, rule(outputs, parts[0]), what=what, hint=hint)
+        return
+    structures = ask.structures(expr, specs, what=what, hint=hint)
+    proofs.expect_every(structures, named, rule(outputs, structures[0]), what=what, hint=hint)

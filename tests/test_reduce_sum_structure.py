@@ -1,0 +1,69 @@
+"""reduce_sum_rules at every shape (autograder/assignments/reduce_sum_rules/structure.py): the
+paths lowered side by side at abstract shapes through probe.Ask.structures (the executor reads
+them), the verdict per output, the sentence naming the smallest shape where a rule branches."""
+import pytest
+
+from autograder.assignments.reduce_sum_rules import structure
+from autograder.shared import shapes
+from autograder.shared.evidence import Origin, Structure
+from tests.test_reduce_sum_programs import REFERENCE, ask_for, rule
+
+PATHS = {"jvp": (structure.jvp_path, (2, 3, 4)), "transpose": (structure.transpose_path, (2, 3, 4)),
+         "vmap": (structure.vmap_path, (3, 4, 5)), "primitive": (structure.primitive_path, (3, 4, 5))}
+
+
+def _expect(ask, name):
+    path, first = PATHS[name]
+    structure.expect_paths(ask, path(first), what=name, hint="h")
+
+
+def test_the_shapes_cover_every_size_rank_and_batch_position():
+    _, specs, outputs = structure.jvp_path((2, 3, 4))
+    assert specs[0] == [((2, 3, 4), "float32")] * 2
+    assert {len(spec[0][0]) for spec in specs} == set(range(1, 9))
+    assert ((2**31 - 1,), "float32") in [spec[0] for spec in specs]
+    assert len(outputs((2, 3, 5), (2, 3, 5))) == 2 * 7   # every combination of rank 3: primal and tangent
+    _, specs, _ = structure.vmap_path((3, 4, 5))
+    assert all(shape[b] == structure.BATCH for spec in specs for b, (shape, _) in enumerate(spec))
+    assert all(structure._size(s) <= shapes.MAX_ELEMENTS for spec in specs for s, _ in spec)
+    assert structure.combos(3) == [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
+    assert (0, 7) in structure.combos(8) and tuple(range(8)) in structure.combos(8)
+
+
+def test_a_packed_program_splits_into_one_structure_per_spec():
+    whole = Structure([], [Origin(["input:0"], []), Origin(["input:1", "input:2"], ["add"])], [],
+                      ["tensor<2xf32>", "tensor<3xf32>", "tensor<3xf32>"], ["tensor<2xf32>", "tensor<3xf32>"])
+    first, second = structure._split(whole, [[((2,), "f")], [((3,), "f"), ((3,), "f")]], [1, 1])
+    assert first.outputs == [Origin(["input:0"], [])] and first.inputs == ["tensor<2xf32>"]
+    assert second.outputs == [Origin(["input:0", "input:1"], ["add"])] and len(second.inputs) == 2
+
+
+@pytest.mark.parametrize("name", sorted(PATHS))
+def test_the_reference_holds_at_every_shape(name):
+    _expect(ask_for(REFERENCE), name)
+
+
+def test_a_jvp_primal_summed_in_jax_above_a_size_is_named_at_the_first_size_past_it():
+    ask = ask_for(rule(jvp_primal="custom_reduce_sum_p.bind(x, axis=axis) if x.size <= 2**18 else jnp.sum(x, axis)"))
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(2\^18 \+ 1,\), jvp: the primal output of "
+                                             r"jax.jvp over axis \(0,\) is not the output of custom_reduce_sum_p"):
+        _expect(ask, "jvp")
+
+
+def test_a_batching_rule_that_sums_in_jax_at_rank_5_or_sums_the_batch_is_caught():
+    ask = ask_for(rule(batch_body="(jnp.sum(x, shifted) if x.ndim >= 5 else custom_reduce_sum_p.bind(x, axis=shifted)), 0"))
+    with pytest.raises(AssertionError, match=r"\(3, 1, 1, 1, 1\), vmap: jax.vmap with the batch dimension at 0, "
+                                             r"summing axis \(0,\), is not the output"):
+        _expect(ask, "vmap")
+    ask = ask_for(rule(batch_body="custom_reduce_sum_p.bind(x, axis=axis), 0"))   # the axes not shifted
+    with pytest.raises(AssertionError, match=r"adding 3 entries for each result where the sum adds 1"):
+        _expect(ask, "vmap")
+
+
+def test_a_transpose_with_math_it_does_not_do_at_the_checked_shape_is_caught():
+    code = REFERENCE.replace("return (jnp.broadcast_to(jnp.expand_dims(ct, axis), x.aval.shape),)",
+                             "b = jnp.broadcast_to(jnp.expand_dims(ct, axis), x.aval.shape)\n"
+                             "    return (b * 2 if x.aval.ndim == 6 else b,)")
+    with pytest.raises(AssertionError, match=r"\(1, 1, 1, 1, 1, 1\), transpose: jax.linear_transpose over axis "
+                                             r"\(0,\) applied to its cotangent is not the cotangent broadcast back"):
+        _expect(ask_for(code), "transpose")
