@@ -1,12 +1,12 @@
 """Wrong: the lowering rule looks at the operand's size (ctx.avals_in): the custom_call to
 rms_norm for inputs of up to 65536 elements, more than any value test once used (the
 largest was 96x512 = 49152), a jnp RMSNorm (mlir.lower_fun) for larger ones. Every value
-is right; the shapes test also runs 256x512 = 131072 elements, whose compiled program
-holds no kernel.
+is right; the shapes test lowers jax.jit at every size up to 2^31 - 1 without running it,
+and names the smallest input past the threshold.
 
 score: 9
 messages:
-  - The compiled program of jax.jit of rms_norm_prim_p.bind on shape (256, 512) holds no custom_call to the FFI target rms_norm
+  - 'For inputs of shape (1, 2^16 + 1), jax.jit of rms_norm_prim_p.bind: the output is not the output of a custom_call to rms_norm: it is computed in JAX'
 """
 def _rms_jnp(x, *, eps):
     return x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps)
