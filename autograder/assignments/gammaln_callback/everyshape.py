@@ -22,16 +22,20 @@ from autograder.assignments.gammaln_callback.questions import FORWARD_HINT, GRAD
 # The shapes whose values and dependence the tests check (references.forward_input, and the
 # (6, 5) of test 6's wide_inputs): the bases the other shapes are compared with.
 FORWARD_SHAPE, DERIVATIVE_SHAPE = (3, 4, 5), (6, 5)
-AT = [*shapes.every(), FORWARD_SHAPE, DERIVATIVE_SHAPE]   # jit: ranks 0-8, 0 to 2^31 - 1 elements
-# jvp: every rank, and sizes from 0 to 2^31 - 1 (the largest shape of each rank); vmap: ranks 1
-# to 8, small distinct dims and the largest. Fewer than AT: the same rule of gammaln_cb is
-# traced as under jit(grad), which AT covers, and a grading lowers each path once (~5 ms each).
-JVP_AT = [*shapes.ranked(), FORWARD_SHAPE, DERIVATIVE_SHAPE]
-BATCHED_AT = [*(s for s in shapes.ranked(8, 1) if 0 not in s and max(s) > 1), FORWARD_SHAPE, DERIVATIVE_SHAPE]
+# jit: 1-d inputs of 0, 1, 2 and 2^k + 1 elements up to 2^30 + 1, and 2^31 - 1 (a branch
+# on the size, wherever its threshold, shows at the odd size just above the power of two past
+# it), 0-d, and ranks 1 to 8 with small distinct dims and with the largest (shapes.ranked; an
+# empty output has no values to prove). jvp: 0-d and the ranks; vmap: the ranks. About 5 to
+# 15 ms a program, each path lowered once a grading (probe.Ask.structures keeps them).
+ODD_SIZES = [(n,) for n in shapes.SIZES if n <= 2 or n == shapes.MAX_ELEMENTS or (n - 1) & (n - 2) == 0]
+RANKS = [s for s in shapes.ranked(8, 1) if 0 not in s and max(s) > 1]
+AT = list(dict.fromkeys([*ODD_SIZES, (), *RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]))
+JVP_AT = [(), *RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]
+BATCHED_AT = [*RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]
 
 JIT, JIT_GRAD = "jax.jit(gammaln_cb)", "jax.jit(jax.grad(gammaln_cb))"
 JVP = "lambda v: jax.jvp(gammaln_cb, (v,), (v,))"   # one input: the tangent is the primal itself
-# The batch at the first, middle and last axis (output k: the k-th of _axes), then, from rank
+# The batch at the first, middle and last axis (output k: the k-th of them, _vmap_name), then, from rank
 # 2 on, a nested vmap. The answer's Python sees one example's shape whichever axis is batched
 # (test 9 checks the values at every axis).
 VMAP = ("lambda x: [jax.vmap(gammaln_cb, in_axes=k)(x) for k in sorted({0, x.ndim // 2, x.ndim - 1})]"
@@ -180,8 +184,8 @@ def expect_forward_everywhere(ask):
     """Test 5: at every shape of AT (ranks 0-8, 0 to 2^31 - 1 elements) jax.jit(gammaln_cb) is a
     pure_callback's output, only moved (or guarded), and the program checked at FORWARD_SHAPE;
     so are jax.vmap (first, middle, last axis, nested; each as in_axes=1 at FORWARD_SHAPE) at
-    every shape of BATCHED_AT, and jax.jvp's primal output at every shape of JVP_AT. A vmap or jvp that does not lower at FORWARD_SHAPE is
-    skipped (other tests' business)."""
+    every shape of BATCHED_AT, and jax.jvp's primal output at every shape of JVP_AT. A vmap or
+    jvp that does not lower at FORWARD_SHAPE is skipped (other tests' business)."""
     found, specs, by = lowered(ask, "gammaln_cb", AT, what=JIT, hint=FORWARD_HINT)
     base = _label(FORWARD_SHAPE)
     proofs.expect_every(found, specs, proofs.all_of(output_of_pure(), proofs.same_as(by[FORWARD_SHAPE], base)),
