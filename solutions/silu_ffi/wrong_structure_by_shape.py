@@ -1,13 +1,15 @@
 """Wrong: the kernels run for inputs of up to 32 elements, the shapes a structure check
 would likely look at; larger inputs go through jax.nn.silu and a jnp derivative. The
-grader checks structure on the very inputs whose values it grades, small and large, and
-the backward kernel's on 131072 elements too.
+grader checks structure on the very inputs whose values it grades, and lowers every path
+at every shape: from 33 elements on, and under vmap from examples of 33 elements on, the
+programs hold no kernel.
 
-score: 6
+score: 4
 messages:
   - The output of jax.jit(silu_ffi) on shape (16, 25) does not come from your FFI kernel
   - jax.jit(silu_ffi) does not come from your FFI kernels, so there are no kernel values to check
-  - The gradient of sum(silu_ffi(x) * w) does not come from your FFI kernels
+  - "For inputs of shape (33,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('silu_shape_bwd')"
+  - "For inputs of shape (2, 3, 5, 7), jax.jit(jax.vmap(silu_ffi, in_axes=0)): the output is not the output of your forward kernel ('silu_shape_fwd')"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

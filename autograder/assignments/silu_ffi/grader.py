@@ -9,11 +9,17 @@ was registered from; the grader's executor reads its custom_calls and runs it on
 grader's inputs with the C++ files the notebook wrote, compiled by the grader (never the
 library the student's process loaded). The rest asks through `ask.run` (expressions evaluated where the
 answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
+
+Beyond the shapes a test runs, each path is proven at every shape without running
+(every_shape.py: the program at each shape within the one checked by running); an eager call
+is judged by the primitives it binds (witness.eager), lowered and read as the jitted path is.
 """
+import hashlib
+
 import numpy as np
 
-from autograder.shared import checks, evidence, gates, poison
-from autograder.assignments.silu_ffi import EXERCISE
+from autograder.shared import checks, evidence, gates, poison, proofs
+from autograder.assignments.silu_ffi import EXERCISE, every_shape
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -313,3 +319,55 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
         f"The backward pass calls your forward kernel's handler (target {misused[0] if misused else ''!r}) "
         "with other operands or attributes than silu_ffi does; the forward kernel may only recompute "
         "silu(x) there, and the derivative belongs in your backward kernel."))
+
+
+# ---- every shape (every_shape.py), and the eager calls ----
+
+EVERY_SHAPE_HINT = ("{path} must call the same kernels at every shape and size: the grader lowers it at every "
+                    "shape from 0 to 2^31 - 1 elements and ranks 0 to 8 (without running it), and a branch on "
+                    "the shape to plain JAX shows there")
+
+
+def expect_forward_at_every_shape(ask, base):
+    """jax.jit(silu_ffi) at every shape is, shapes aside, the program checked at `base`."""
+    every_shape.expect_within(ask, every_shape.forward(base), "your forward kernel",
+                              hint=EVERY_SHAPE_HINT.format(path="silu_ffi"))
+
+
+def expect_backward_at_every_shape(ask, base):
+    """The gradient of sum(silu_ffi(x) * w) at every shape is the program checked at `base`'s."""
+    every_shape.expect_within(ask, every_shape.backward(base), "your backward kernel",
+                              hint=EVERY_SHAPE_HINT.format(path="the bwd rule of silu_ffi"))
+
+
+def expect_vmap_at_every_shape(ask, base):
+    """jax.vmap(silu_ffi) with the batch at every position of every shape: the program checked at `base`'s."""
+    every_shape.expect_within(ask, every_shape.vmap(base), "your forward kernel",
+                              hint=EVERY_SHAPE_HINT.format(path="jax.vmap(silu_ffi), with the batch at any position,"))
+
+
+def expect_vmap_grad_at_every_shape(ask, base):
+    """jax.vmap of the gradient, batch at every position: the program checked at `base`'s."""
+    every_shape.expect_within(ask, every_shape.vmap_grad(base), "your backward kernel",
+                              hint=EVERY_SHAPE_HINT.format(path="jax.vmap of the gradient, with the batch at any position,"))
+
+
+EAGER_HINT = ("called eagerly, silu_ffi must call the same kernels as under jax.jit (the grader reads an eager "
+              "call as the primitives it binds, with jax.jit disabled inside it)")
+
+
+def expect_eager(ask, fn, what, name, *, hint, base=None, **inputs):
+    """The value of `fn` called eagerly on the inputs, once its call, read as the primitives it
+    binds (witness.eager: lowered on the grader's own inputs, read without running), is found
+    within jax.jit(`base`) (default `fn`) on them, a path whose values the test checked by
+    running (every_shape.within: the output from the same kernels, no other JAX operation).
+    `hint` completes the sentence when the call raises."""
+    spec = [(np.shape(v), str(np.asarray(v).dtype)) for v in inputs.values()]
+    key = hashlib.sha256(repr((fn, spec)).encode() + b"".join(np.ascontiguousarray(v).tobytes()
+                                                              for v in inputs.values())).hexdigest()
+    (jitted,) = ask.structures(base or fn, [spec], what=f"jax.jit of {what}", hint=hint)
+    (eager,) = ask.structures(f"witness.eager({fn}, {', '.join(inputs)}, key={key!r})", [spec], what=what,
+                              hint=hint, **inputs)
+    proofs.expect_every([eager], [spec], every_shape.named_within(jitted, "under jax.jit", name, count=False),
+                        what=what, hint=EAGER_HINT)
+    return ask.run(f"witness.result({key!r})", what=what, hint=hint)

@@ -1,0 +1,280 @@
+"""silu_ffi's paths proven at every shape, without running (issue 37; docs/architecture.md,
+"Structure at every shape").
+
+A test first checks a path's values and kernels by running it at a small shape (the base);
+then it asks for the same path at every shape of shared/shapes.py (0 to 2^31 - 1 elements,
+ranks 0 to 8; for vmap, every position of the batch dimension), lowered at abstract shapes
+and read on the graph (probe.Ask.structures), and `expect_within` proves that at each the
+program is, shapes aside, within the base's: every output moved (reshaped, transposed,
+sliced) from as many calls of the same kernel, and the kernel's operands computed from the
+same kinds of sources, by no kernel and no JAX operation the base program does not hold.
+A branch on the shape, rank or batch position, decided in Python at trace time, shows at
+the smallest shape past it. An output of no elements proves nothing either way: there the
+program only has to lower (silu_ffi takes any size, 0 included).
+
+So that a grading pays one lowering per path rather than one per shape, the shapes of a
+path are lowered together, as one function of all the inputs (each item's output its own);
+if that lowering fails, each shape is lowered alone, as the shared mechanism does, so that
+the sentence names the smallest shape that fails.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.shared import proofs, shapes
+from autograder.shared.evidence import FFI, LOOP_INIT, Origin, Structure
+
+F32 = "float32"
+LOSS = "lambda v, w: jnp.sum(silu_ffi(v) * w)"   # grader.LOSS: the loss of the paths checked by running
+# The backward pass lowered at every shape: the VJP with x itself as the cotangent (what jax.grad
+# computes, the same kernels; far cheaper to lower than a loss).
+VJP = "lambda v: jax.vjp(silu_ffi, v)[1](v)[0]"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One program to lower: `fn` (an expression naming a function) at `spec` (per
+    argument a (shape, dtype)); `what` names the path in the sentence."""
+    fn: str
+    spec: tuple
+    what: str
+
+
+@dataclass(frozen=True)
+class Path:
+    """A path checked by running at `base` and lowered at each of `items`; `together`, an
+    expression of one function of all the items' inputs returning their outputs in order
+    (None: each item's function on its own inputs)."""
+    base: Item
+    items: list[Item]
+    together: str | None = None
+
+
+def _one(shape) -> tuple:
+    return ((tuple(shape), F32),)
+
+
+def forward(base: tuple) -> Path:
+    """jax.jit(silu_ffi), checked at `base`, at every shape."""
+    what = "jax.jit(silu_ffi)"
+    return Path(Item("silu_ffi", _one(base), what), [Item("silu_ffi", _one(s), what) for s in shapes.every()],
+                "lambda *a: tuple(silu_ffi(x) for x in a)")
+
+
+def backward(base: tuple) -> Path:
+    """The gradient of sum(silu_ffi(x) * w), checked at `base`; at every shape, the VJP of
+    silu_ffi with x as the cotangent, all the shapes' in one jax.vjp."""
+    what = f"jax.jit({VJP})"
+    return Path(Item(f"jax.grad({LOSS})", ((tuple(base), F32), (tuple(base), F32)), f"jax.jit(jax.grad({LOSS}))"),
+                [Item(VJP, _one(s), what) for s in shapes.every()],
+                "lambda *a: jax.vjp(lambda *xs: tuple(silu_ffi(x) for x in xs), *a)[1](a)")
+
+
+def _axes(shape: tuple) -> range:
+    return range(len(shape))
+
+
+def vmap(base: tuple) -> Path:
+    """jax.vmap(silu_ffi), checked at `base` with in_axes=0; then with the batch dimension at
+    every position of the small and the largest shape of each rank 1 to 8 (shapes.ranked),
+    and at position 0 of every other shape of rank 1 or more (shapes.every)."""
+    def item(s, k):
+        return Item(f"jax.vmap(silu_ffi, in_axes={k})", _one(s), f"jax.jit(jax.vmap(silu_ffi, in_axes={k}))")
+    ranked = shapes.ranked(8, 1)
+    anywhere = [s for s in ranked if len(set(s)) > 1 or len(s) == 1 or s[0] > 1]   # not all ones, not empty
+    pairs = [*((s, k) for s in anywhere for k in _axes(s)), *((s, 0) for s in shapes.every(min_rank=1))]
+    return Path(item(tuple(base), 0), [item(s, k) for s, k in dict.fromkeys(pairs)])
+
+
+def vmap_grad(base: tuple) -> Path:
+    """jax.vmap(jax.grad(LOSS), in_axes=(0, None)), checked at `base` (w: one example); then
+    jax.vmap of the VJP with the batch dimension at every position of the largest shape of
+    each rank 1 to 8, and at position 0 of every other shape of shapes.ranked."""
+    def item(s, k):
+        return Item(f"jax.vmap({VJP}, in_axes={k})", _one(s), f"jax.jit(jax.vmap({VJP}, in_axes={k}))")
+    largest = {len(s): s for s in shapes.ranked(8, 1)}   # ranked lists each rank's largest shape last
+    pairs = [*((s, k) for s in largest.values() for k in _axes(s)), *((s, 0) for s in shapes.ranked(8, 1))]
+    base = tuple(base)
+    return Path(Item(f"jax.vmap(jax.grad({LOSS}), in_axes=(0, None))", ((base, F32), (base[1:], F32)),
+                     f"jax.jit(jax.vmap(jax.grad({LOSS}), in_axes=(0, None)))"),
+                [item(s, k) for s, k in dict.fromkeys(pairs)])
+
+
+# ---- lowering: all items in one program, each alone when that fails ----
+
+def _batched(items: list[Item], together: str | None) -> tuple[str, list, list[int]]:
+    """One expression computing every item's function on its own slice of the inputs, its
+    spec, and the first input of each item."""
+    fns = list(dict.fromkeys(i.fn for i in items))
+    index, starts, start = [], [], 0
+    for i in items:
+        index.append((fns.index(i.fn), start, start + len(i.spec)))
+        starts.append(start)
+        start += len(i.spec)
+    expr = together or (f"(lambda fs, idx: lambda *a: tuple(fs[g](*a[i:j]) for g, i, j in idx))"
+                        f"(({', '.join(fns)},), {index!r})")
+    return expr, [arg for i in items for arg in i.spec], starts
+
+
+def _local(origin: Origin, owner: list[int]) -> Origin:
+    """An origin of the batched program with each input numbered within its own item (so
+    that a function JAX shares between two items of one signature reads alike in both)."""
+    def source(s: str) -> str:
+        if s.startswith("input:"):
+            j = int(s.removeprefix("input:"))
+            return f"input:{j - owner[j]}" if j < len(owner) else s
+        return s
+    return Origin(sorted({source(s) for s in origin.sources}), list(origin.math))
+
+
+def structures(ask, items: list[Item], *, hint: str, together: str | None = None) -> list[Structure]:
+    """The Structure of each item (probe.Ask.structures), read from one lowering of them all."""
+    expr, spec, starts = _batched(items, together)
+    (whole,) = ask.structures(expr, [spec], what=items[0].what, hint=hint)
+    if not whole.refused and len(whole.outputs) == len(items):
+        owner = [s for s, i in zip(starts, items) for _ in i.spec]
+        operands = [[_local(o, owner) for o in ops] for ops in whole.operands]
+        return [Structure(whole.calls, [_local(whole.outputs[k], owner)], operands,
+                          whole.inputs[s:s + len(i.spec)], [whole.results[k]])
+                for k, (s, i) in enumerate(zip(starts, items))]
+    out: dict[int, Structure] = {}
+    for fn in dict.fromkeys(i.fn for i in items):   # one question per path, each shape lowered alone
+        mine = [k for k, i in enumerate(items) if i.fn == fn]
+        got = ask.structures(fn, [list(items[k].spec) for k in mine], what=items[mine[0]].what, hint=hint)
+        out.update(zip(mine, got))
+    return [out[k] for k in range(len(items))]
+
+
+# ---- the verdict ----
+
+def _empty(s: Structure) -> bool:
+    """Whether every output of the program has no element."""
+    return bool(s.results) and all("0" in t.removeprefix("tensor<").split("x")[:-1] for t in s.results)
+
+
+def _upstream(s: Structure, origin: Origin) -> tuple[list[int], set[int], set, set]:
+    """The calls an output is moved from, and of everything upstream of them (through their
+    operands): the calls, the JAX operations, the other sources."""
+    first = sorted(set(origin.calls()))
+    seen, todo, math, sources = set(), list(first), set(), set()
+    while todo:
+        i = todo.pop()
+        if i in seen or i >= len(s.calls):
+            continue
+        seen.add(i)
+        for operand in (s.operands[i] if i < len(s.operands) else []):
+            math |= set(operand.math)
+            todo += operand.calls()
+            sources |= {_kind(s, x) for x in operand.sources if not x.startswith("call:")}
+    return first, seen, math, sources
+
+
+def _kind(s: Structure, source: str) -> str:
+    """A source, shapes and numbering aside: any input (the paths at every shape take x alone,
+    where the base may take a cotangent too), a call by its target, a constant, a loop's buffer."""
+    if source.startswith("input:"):
+        return "input"
+    return f"call {s.calls[int(source[5:])].target}" if source.startswith("call:") else source
+
+
+def _named(s: Structure, i: int) -> str:
+    c = s.calls[i]
+    return repr(c.target) if c.kind == FFI else "a host callback (pure_callback or io_callback)"
+
+
+def _targets(s: Structure, calls) -> str:
+    return ", ".join(sorted({_named(s, i) for i in calls}))
+
+
+def _moved(origin: Origin) -> bool:
+    """Whether a value is the output of custom_calls, only moved."""
+    return bool(origin.calls()) and not origin.math and all(x.startswith("call:") or x == LOOP_INIT for x in origin.sources)
+
+
+def _count(n: int) -> str:
+    return "one call" if n == 1 else f"{n} calls"
+
+
+def _operands(s: Structure, calls: list[int]) -> list[tuple[Origin, set, set]]:
+    """The operands of the calls an output is moved from, position by position (over all of
+    them): an Origin to name it, and what it is shapes aside: its sources (a call by its
+    target) and its JAX operations."""
+    out = []
+    for p in range(max((len(s.operands[i]) for i in calls if i < len(s.operands)), default=0)):
+        here = [s.operands[i][p] for i in calls if i < len(s.operands) and p < len(s.operands[i])]
+        sources = sorted({x for o in here for x in o.sources})
+        math = sorted({m for o in here for m in o.math})
+        kinds = {_kind(s, x) for x in sources}
+        out.append((Origin(sources, math), kinds, set(math)))
+    return out
+
+
+def within(base: Structure, base_label: str, name: str, *, count: bool = True):
+    """proofs' Rule: the program is, shapes aside, within `base` (the program at the shape
+    whose values and kernels the test checked by running): each output comes from as many
+    calls of the same targets, by no JAX operation and from no kind of source the base's does
+    not (where the base's is their output only moved, so is this one); their operands come
+    from the same kinds of sources by no other JAX operation; upstream of them there is no
+    other kernel, no JAX operation and no kind of source the base program does not hold. An
+    output of no element is not judged. `count`: the output comes from as many calls as the
+    base's (False: from calls of the same targets, as many as may be: an eager vmap with
+    vmap_method="sequential" calls the kernel once per example, where jax.jit loops over one)."""
+    wanted = [(_upstream(base, o), _operands(base, sorted(set(o.calls())))) for o in base.outputs]
+
+    def rule(s: Structure) -> str:
+        if _empty(s):
+            return ""
+        if len(s.outputs) != len(base.outputs):
+            return f"the program returns {len(s.outputs)} arrays, where {base_label} it returns {len(base.outputs)}"
+        for origin, base_origin, ((calls0, seen0, math0, sources0), operands0) in zip(s.outputs, base.outputs, wanted):
+            calls, seen, math, sources = _upstream(s, origin)
+            if not (calls and {_kind(s, x) for x in origin.sources} <= {_kind(base, x) for x in base_origin.sources}
+                    and set(origin.math) <= set(base_origin.math)):
+                if _moved(base_origin):
+                    return f"the output is not the output of {name}: it is {proofs.sources_phrase(origin, s.calls)}"
+                return (f"the output is {proofs.sources_phrase(origin, s.calls)}, where {base_label} it is "
+                        f"{proofs.sources_phrase(base_origin, base.calls)}")
+            if {s.calls[i].target for i in calls} != {base.calls[i].target for i in calls0} or (
+                    count and len(calls) != len(calls0)):
+                return (f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
+                        f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
+            operands = _operands(s, calls)
+            if len(operands) != len(operands0):
+                return f"{name} takes {len(operands)} operands, where {base_label} it takes {len(operands0)}"
+            for p, ((o, kinds, m), (o0, kinds0, m0)) in enumerate(zip(operands, operands0)):
+                if not (kinds <= kinds0 and m <= m0):
+                    return (f"operand {p} of {name} is {proofs.sources_phrase(o, s.calls)}, where {base_label} "
+                            f"it is {proofs.sources_phrase(o0, base.calls)}")
+            known = {base.calls[i].target for i in seen0}
+            new = sorted({_named(s, i) for i in seen if s.calls[i].kind != FFI or s.calls[i].target not in known})
+            if new:
+                return (f"{name} takes values from {', '.join(new)}, which it does not {base_label} "
+                        f"(there: {_targets(base, seen0)})")
+            if not math <= math0:
+                return (f"the operands of {name} are computed in JAX ({', '.join(sorted(math - math0))}), "
+                        f"which they are not {base_label}")
+            if not sources <= sources0:
+                return (f"the operands of {name} take values from {', '.join(sorted(sources - sources0))}, "
+                        f"which they do not {base_label}")
+        return ""
+    return rule
+
+
+def named_within(base: Structure, base_label: str, name: str, *, count: bool = True):
+    """`within`, with `name` completed by the targets of the calls the base's outputs come from."""
+    calls = sorted({i for o in base.outputs for i in o.calls()})
+    return within(base, base_label, f"{name} ({_targets(base, calls)})" if calls else name, count=count)
+
+
+def expect_within(ask, path: Path, name: str, *, hint: str) -> None:
+    """The program of every item of `path` is within the base's (`within`); else the sentence
+    names the smallest shape of the first path, in the items' order, where it is not."""
+    (base,) = ask.structures(path.base.fn, [list(path.base.spec)], what=path.base.what, hint=hint)
+    label = " and ".join(shapes.label(tuple(shape)) for shape, _ in path.base.spec)
+    proofs.expect_every([base], [path.base.spec], lambda s: "" if s.outputs else "it returns nothing",
+                        what=path.base.what, hint=hint)
+    rule = named_within(base, f"at {label}", name)
+    found = structures(ask, path.items, hint=hint, together=path.together)
+    for what in dict.fromkeys(i.what for i in path.items):
+        mine = [k for k, i in enumerate(path.items) if i.what == what]
+        proofs.expect_every([found[k] for k in mine], [path.items[k].spec for k in mine], rule, what=what, hint=hint)

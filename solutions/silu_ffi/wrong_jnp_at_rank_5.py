@@ -1,0 +1,56 @@
+"""Wrong: both kernels run for inputs of every rank the value tests build (0 to 3), and
+for rank 5 silu_ffi and its bwd rule compute in JAX (jax.nn.silu and a jnp derivative). The
+values are right everywhere; jax.jit(silu_ffi), the gradient, and vmap (whose examples are
+of rank 5 when the batch is of rank 6) hold no kernel at rank 5.
+
+score: 6
+messages:
+  - "For inputs of shape (1, 1, 1, 1, 1), jax.jit(silu_ffi): the output is not the output of your forward kernel ('rank_fwd')"
+  - "For inputs of shape (1, 1, 1, 1, 1), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('rank_bwd')"
+  - "For inputs of shape (1, 1, 1, 1, 1, 1), jax.jit(jax.vmap(silu_ffi, in_axes=0)): the output is not the output of your forward kernel"
+  - "jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): the output is not the output of your backward kernel"
+"""
+Path("silu.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+static ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> g, ffi::ResultBuffer<ffi::F32> out) {
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    float s = Sigmoid(x.typed_data()[i]);
+    out->typed_data()[i] = g.typed_data()[i] * s * (1.0f + x.typed_data()[i] * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RankFwd, FwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RankBwd, BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"rank_fwd": "RankFwd", "rank_bwd": "RankBwd"})
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    if x.ndim == 5:
+        return jax.nn.silu(x)
+    return jax.ffi.ffi_call("rank_fwd", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x)
+
+
+def _bwd(x, g):
+    if x.ndim == 5:
+        s = jax.nn.sigmoid(x)
+        return (g * s * (1 + x * (1 - s)),)
+    return (jax.ffi.ffi_call("rank_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x, g),)
+
+
+silu_ffi.defvjp(lambda x: (silu_ffi(x), x), _bwd)

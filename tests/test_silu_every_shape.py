@@ -1,0 +1,162 @@
+"""silu_ffi's paths proven at every shape (autograder/assignments/silu_ffi/every_shape.py) and
+its eager calls read as the primitives they bind (autograder/assignments/silu_ffi/witness.py).
+The course's rms_norm FFI target stands in for a student's kernel."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from autograder.assignments.silu_ffi import every_shape, witness
+from autograder.executor import program
+from autograder.shared import dataflow
+from autograder.shared.evidence import Origin
+from autograder.shared.probe import Ask
+from autograder.witness.evaluate import evaluate
+from kernels.rms_norm import rms_norm_ffi as kernel
+
+X = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+
+
+def _read(fn, *args):
+    return dataflow.structure(jax.jit(fn, keep_unused=True).lower(*args).as_text())
+
+
+def _ask(silu_ffi) -> Ask:
+    """An Ask whose questions are evaluated here, with `silu_ffi` as the notebook's, and
+    whose executor reads the structures."""
+    names = {"silu_ffi": silu_ffi}
+    return Ask(lambda expr, inputs, serving: evaluate(names, expr, inputs, "silu_ffi"), seed=0,
+               execute=lambda request, serve=None: program.handle(request))
+
+
+# ---- eager calls ----
+
+def test_an_eager_call_is_replayed_as_the_primitives_it_binds():
+    x = jnp.asarray(X)
+    replay = witness.eager(lambda v: kernel(v.reshape(-1)).reshape(v.shape), x)
+    s = _read(replay, x)
+    assert [c.target for c in s.calls] == ["rms_norm"] and s.outputs == [Origin(["call:0"], [])]
+    assert s.operands == [[Origin(["input:0"], [])]]
+    np.testing.assert_allclose(jax.jit(replay)(x), kernel(X.reshape(-1)).reshape(3, 4), rtol=1e-6)
+
+
+def test_an_eager_branch_that_traced_paths_never_take_shows():
+    """The class the eager test catches: the kernel under every trace, jax.nn eagerly."""
+    def f(v):
+        return kernel(v) if isinstance(v, jax.core.Tracer) else jax.nn.silu(v)
+    x = jnp.asarray(X)
+    assert [c.target for c in _read(f, x).calls] == ["rms_norm"]
+    s = _read(witness.eager(f, x), x)
+    assert s.calls == [] and "exponential" in s.outputs[0].math
+
+
+def test_jitted_helpers_are_seen_even_when_their_compiled_program_is_cached():
+    flat = jax.jit(lambda v: v.reshape(-1))
+    x = jnp.asarray(X)
+    flat(x), flat(x)   # the C++ fast path holds it now
+    s = _read(witness.eager(lambda v: kernel(flat(flat(v))), x), x)
+    assert s.outputs == [Origin(["call:0"], [])] and s.operands == [[Origin(["input:0"], [])]]
+
+
+def test_a_value_computed_outside_jax_is_a_constant_of_the_replay():
+    x = jnp.asarray(X)
+    s = _read(witness.eager(lambda v: jnp.asarray(np.asarray(kernel(v)) * 1), x), x)
+    assert s.outputs == [Origin(["constant"], [])]
+
+
+def test_an_eager_gradient_is_replayed_whole():
+    x = jnp.asarray(X)
+    grad = jax.vmap(jax.grad(lambda v: jnp.sum(_with_backward(lambda r, g: (kernel(g),))(v) * 2)))
+    replay = witness.eager(grad, x)
+    s = _read(replay, x)
+    assert [c.target for c in s.calls] == ["rms_norm", "rms_norm"] and s.outputs == [Origin(["call:1"], [])]
+    np.testing.assert_allclose(jax.jit(replay)(x), grad(x), rtol=1e-6)
+
+
+def test_an_eager_call_is_judged_against_the_jitted_program_by_the_kit():
+    from autograder.assignments.silu_ffi import grader as kit
+
+    def cheat(v):
+        return kernel(v) if isinstance(v, jax.core.Tracer) else jax.nn.silu(v)
+    y = kit.expect_eager(_ask(kernel), "silu_ffi", "silu_ffi (eager)", "your forward kernel", hint="h", x=X)
+    np.testing.assert_allclose(y, kernel(X), rtol=1e-6)   # the value of the very call that was read
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(3, 4\), silu_ffi \(eager\): the output is not "
+                                             r"the output of your forward kernel \('rms_norm'\): it is computed in JAX"):
+        kit.expect_eager(_ask(cheat), "silu_ffi", "silu_ffi (eager)", "your forward kernel", hint="h", x=X)
+
+
+# ---- every shape ----
+
+def _forward(branch):
+    def silu_ffi(x):
+        return branch(x) if branch is not None and branch(x) is not None else kernel(x)
+    return silu_ffi
+
+
+def test_every_shape_passes_a_program_that_never_changes():
+    every_shape.expect_within(_ask(kernel), every_shape.forward((3, 4)), "your forward kernel", hint="h")
+    every_shape.expect_within(_ask(kernel), every_shape.vmap((3, 4, 5)), "your forward kernel", hint="h")
+
+
+def test_the_sentence_names_the_smallest_shape_past_a_rank_branch():
+    silu_ffi = _forward(lambda x: x * 2 if x.ndim == 5 else None)
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(1, 1, 1, 1, 1\), jax.jit\(silu_ffi\): the output is "
+                                             r"not the output of your forward kernel \('rms_norm'\): it is computed in "
+                                             r"JAX \(multiply\) from your input and constants; h"):
+        every_shape.expect_within(_ask(silu_ffi), every_shape.forward((3, 4)), "your forward kernel", hint="h")
+    with pytest.raises(AssertionError, match=r"\(1, 1, 1, 1, 1, 1\), jax.jit\(jax.vmap\(silu_ffi, in_axes=0\)\)"):
+        every_shape.expect_within(_ask(silu_ffi), every_shape.vmap((3, 4, 5)), "your forward kernel", hint="h")
+
+
+def test_math_before_the_kernel_and_a_second_kernel_are_named():
+    with pytest.raises(AssertionError, match=r"\(2\^18 \+ 1,\), .*operand 0 of your forward kernel \('rms_norm'\) "
+                                             r"is computed in JAX \(.*select.*\) from your input"):
+        every_shape.expect_within(_ask(lambda x: kernel(jnp.nan_to_num(x) if x.size > 2**18 else x)),
+                                  every_shape.forward((3, 4)), "your forward kernel", hint="h")
+    with pytest.raises(AssertionError, match=r"\(1,\), .*operand 0 of your forward kernel \('rms_norm'\) is the "
+                                             r"output of rms_norm, only moved, where at \(3, 4\) it is your input, only moved"):
+        every_shape.expect_within(_ask(lambda x: kernel(kernel(x)) if x.ndim == 1 else kernel(x)),
+                                  every_shape.forward((3, 4)), "your forward kernel", hint="h")
+
+
+def test_a_lowering_that_fails_at_one_shape_is_named_alone():
+    def silu_ffi(x):
+        if x.ndim == 3:
+            raise ValueError("no rank 3")
+        return kernel(x)
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(1, 1, 1\), jax.jit\(silu_ffi\): lowering it fails "
+                                             r"\(lowering it raised ValueError: no rank 3\)"):
+        every_shape.expect_within(_ask(silu_ffi), every_shape.forward((3, 4)), "your forward kernel", hint="h")
+
+
+def test_an_output_of_no_element_is_not_judged():
+    every_shape.expect_within(_ask(lambda x: x if x.size == 0 else kernel(x)), every_shape.forward((3, 4)),
+                              "your forward kernel", hint="h")
+
+
+def _with_backward(bwd):
+    @jax.custom_vjp
+    def silu_ffi(x):
+        return kernel(x)
+    silu_ffi.defvjp(lambda x: (kernel(x), x), bwd)
+    return silu_ffi
+
+
+def test_the_backward_paths_at_every_shape():
+    right = _with_backward(lambda x, g: (kernel(g),))
+    every_shape.expect_within(_ask(right), every_shape.backward((4, 6)), "your backward kernel", hint="h")
+    every_shape.expect_within(_ask(right), every_shape.vmap_grad((3, 4, 5)), "your backward kernel", hint="h")
+    wrong = _with_backward(lambda x, g: (g * jnp.exp(x),) if x.ndim == 4 else (kernel(g),))
+    with pytest.raises(AssertionError, match=r"\(1, 1, 1, 1\), jax.jit\(lambda v: jax.vjp\(silu_ffi, v\)\[1\]\(v\)\[0\]\): "
+                                             r"the output is not the output of your backward kernel"):
+        every_shape.expect_within(_ask(wrong), every_shape.backward((4, 6)), "your backward kernel", hint="h")
+    with pytest.raises(AssertionError, match=r"\(1, 1, 1, 1, 1\), jax.jit\(jax.vmap\(lambda v: jax.vjp"):
+        every_shape.expect_within(_ask(wrong), every_shape.vmap_grad((3, 4, 5)), "your backward kernel", hint="h")
+
+
+def test_the_paths_cover_every_rank_and_batch_position():
+    assert {len(i.spec[0][0]) for i in every_shape.forward((3, 4)).items} == set(range(9))
+    positions = {(len(i.spec[0][0]), i.fn) for i in every_shape.vmap((3, 4, 5)).items}
+    assert all((r, f"jax.vmap(silu_ffi, in_axes={k})") in positions for r in range(1, 9) for k in range(r))
+    grads = {(len(i.spec[0][0]), i.fn.rsplit("=", 1)[1]) for i in every_shape.vmap_grad((3, 4, 5)).items}
+    assert all((r, f"{k})") in grads for r in range(1, 9) for k in range(r))
