@@ -75,14 +75,8 @@ FROM_KERNEL = proofs.all_of(_outputs_from_kernel, _only_rms_norm)
 
 
 def structures(ask, fn: str, sp: list, *, what: str, hint: str) -> list[Structure]:
-    """ask.structures, asked once per grading (the jit programs serve several tests)."""
-    key = ("structures", fn, repr(sp))
-    cache = getattr(ask, "_programs", None)   # Ask's own store of answered questions, by question
-    if cache is None:
-        return ask.structures(fn, sp, what=what, hint=hint)
-    if key not in cache:
-        cache[key] = ask.structures(fn, sp, what=what, hint=hint)
-    return cache[key]
+    """ask.structures (asked once per grading: the jit programs serve several tests)."""
+    return ask.structures(fn, sp, what=what, hint=hint)
 
 
 def eps_is(eps: float) -> proofs.Rule:
