@@ -131,8 +131,9 @@ def from_pure(outputs=None, names=None):
 
 
 def _what(s, origin, depth=0):
-    """What `origin` is, the calls' indices aside: its math, its sources, each custom_call
-    among them as what it is (target, kind, side effect, attributes) with its operands' own."""
+    """What `origin` is, the calls' indices and number aside (a sequential_unrolled vmap calls
+    the callback once per example): its math, its distinct sources, each custom_call among them
+    as what it is (target, kind, side effect, attributes) with its operands' own."""
     parts = []
     for source in origin.sources:
         i = int(source.removeprefix("call:")) if source.startswith("call:") else None
@@ -143,7 +144,7 @@ def _what(s, origin, depth=0):
         attributes = tuple(sorted((k, repr(a.value)) for k, a in c.attributes.items() if k != "index"))
         operands = tuple(_what(s, o, depth + 1) for o in (s.operands[i] if i < len(s.operands) else []))
         parts.append(repr((c.target, c.kind, c.side_effect, attributes, operands)))
-    return tuple(sorted(parts)), tuple(origin.math)
+    return tuple(sorted(set(parts))), tuple(origin.math)
 
 
 def same_output_as(base, base_output, base_label, outputs=None, names=None):
