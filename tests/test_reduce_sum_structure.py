@@ -1,6 +1,8 @@
 """reduce_sum_rules at every shape (autograder/assignments/reduce_sum_rules/structure.py): the
 paths lowered side by side at abstract shapes through probe.Ask.structures (the executor reads
 them), the verdict per output, the sentence naming the smallest shape where a rule branches."""
+import math
+
 import pytest
 
 from autograder.assignments.reduce_sum_rules import structure
@@ -25,7 +27,7 @@ def test_the_shapes_cover_every_size_rank_and_batch_position():
     assert len(outputs((2, 3, 5), (2, 3, 5))) == 2 * 7   # every combination of rank 3: primal and tangent
     _, specs, _ = structure.vmap_path((3, 4, 5))
     assert all(shape[b] == structure.BATCH for spec in specs for b, (shape, _) in enumerate(spec))
-    assert all(structure._size(s) <= shapes.MAX_ELEMENTS for spec in specs for s, _ in spec)
+    assert all(math.prod(s) <= shapes.MAX_ELEMENTS for spec in specs for s, _ in spec)
     assert structure.combos(3) == [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
     assert (0, 7) in structure.combos(8) and tuple(range(8)) in structure.combos(8)
 

@@ -115,9 +115,11 @@ def signature(s: Structure) -> tuple:
     return calls, origins, operands
 
 
-def _empty(s: Structure) -> bool:
-    """Every output has no elements (a dimension 0)."""
-    return bool(s.results) and all("0" in r.removeprefix("tensor<").split("x")[:-1] for r in s.results)
+def empty(s: Structure, k: int | None = None) -> bool:
+    """Output `k` (None: every output) has no elements (a dimension 0): no values to take from
+    anywhere."""
+    results = s.results if k is None else s.results[k:k + 1]
+    return bool(results) and all("0" in r.removeprefix("tensor<").split("x")[:-1] for r in results)
 
 
 def same_as(base: Structure, base_label: str) -> Rule:
@@ -128,7 +130,7 @@ def same_as(base: Structure, base_label: str) -> Rule:
 
     def rule(s: Structure) -> str:
         got = signature(s)
-        if got == want or _empty(s):
+        if got == want or empty(s):
             return ""
         if got[0] != want[0]:
             return (f"the program calls {_calls(s.calls) or 'no custom_call'} where at {base_label} "

@@ -96,18 +96,12 @@ def _it(s, k):
     return "it"
 
 
-def _empty(s, k):
-    """Output k has no elements (a dimension 0): no values to take from anywhere (JAX lowers
-    a sequential vmap or lax.map over no element to constants)."""
-    return k < len(s.results) and "0" in s.results[k].removeprefix("tensor<").split("x")[:-1]
-
-
 def output_of_pure(outputs=None, names=None):
     """Each output (or those of `outputs`) is a pure_callback's output, only moved, or guarded
     (GUARDS: jnp.where(x > 0, y, jnp.nan))."""
     def rule(s):
         for k, origin in enumerate(s.outputs):
-            if (outputs is None or k in outputs) and not _empty(s, k) and (
+            if (outputs is None or k in outputs) and not proofs.empty(s, k) and (
                     not _has_pure(s, origin) or not set(origin.math) <= GUARDS):
                 return (f"{_which(s, k, names)} is not the output of a pure_callback: it is "
                         f"{proofs.sources_phrase(origin, s.calls)}")
@@ -123,7 +117,7 @@ def from_pure(outputs=None, names=None):
     """Each output (or those of `outputs`) has a pure_callback among its sources."""
     def rule(s):
         for k, origin in enumerate(s.outputs):
-            if (outputs is None or k in outputs) and not _empty(s, k) and not _has_pure(s, origin):
+            if (outputs is None or k in outputs) and not proofs.empty(s, k) and not _has_pure(s, origin):
                 return (f"{_which(s, k, names)} does not come from a pure_callback: it is "
                         f"{proofs.sources_phrase(origin, s.calls)}")
         return ""
@@ -154,7 +148,7 @@ def same_output_as(base, base_output, base_label, outputs=None, names=None):
 
     def rule(s):   # a base that did not lower is named by expect_every itself (it is among the specs)
         for k, origin in enumerate(s.outputs if want is not None else ()):
-            if (outputs is None or k in outputs) and not _empty(s, k) and _what(s, origin) != want:
+            if (outputs is None or k in outputs) and not proofs.empty(s, k) and _what(s, origin) != want:
                 got, had = (proofs.sources_phrase(origin, s.calls),
                             proofs.sources_phrase(base.outputs[base_output], base.calls))
                 if got != had:
@@ -168,7 +162,7 @@ def same_output_as(base, base_output, base_label, outputs=None, names=None):
 def math_within(s):
     """Around the callbacks (every output, every operand of a custom_call the outputs reach),
     only ALLOWED_MATH (a program without elements computes nothing)."""
-    if all(_empty(s, k) for k in range(len(s.outputs))):
+    if all(proofs.empty(s, k) for k in range(len(s.outputs))):
         return ""
     found = {m for o in s.outputs for m in o.math}
     found |= {m for ops in s.operands for o in ops for m in o.math}

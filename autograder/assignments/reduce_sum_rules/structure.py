@@ -25,6 +25,7 @@ every shape the specs cover: 0 to 2^31 - 1 elements, ranks 1 to 8.
 from __future__ import annotations
 
 import itertools
+import math
 
 from autograder.shared import proofs, shapes
 from autograder.shared.evidence import Origin, Structure
@@ -80,15 +81,8 @@ def examples(max_rank: int = 7) -> list[tuple[int, ...]]:
     of BATCH fits in 2^31 - 1 elements, and the largest of each rank that does; not the empty
     ones (an answer may read an example's first entry, as a jax.debug.print does)."""
     budget = shapes.MAX_ELEMENTS // BATCH
-    out = [s for s in shapes.every(max_rank, 1) if 0 < _size(s) <= budget]
+    out = [s for s in shapes.every(max_rank, 1) if 0 < math.prod(s) <= budget]
     return list(dict.fromkeys(out + [_largest(r, budget) for r in range(1, max_rank + 1)]))
-
-
-def _size(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 # ------------------------------------------------------------ the paths ----------

@@ -147,11 +147,6 @@ def structures(ask, items: list[Item], *, hint: str, together: str | None = None
 
 # ---- the verdict ----
 
-def _empty(s: Structure) -> bool:
-    """Whether every output of the program has no element."""
-    return bool(s.results) and all("0" in t.removeprefix("tensor<").split("x")[:-1] for t in s.results)
-
-
 def _upstream(s: Structure, origin: Origin) -> tuple[list[int], set[int], set, set]:
     """The calls an output is moved from, and of everything upstream of them (through their
     operands): the calls, the JAX operations, the other sources."""
@@ -222,7 +217,7 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
     wanted = [(_upstream(base, o), _operands(base, sorted(set(o.calls())))) for o in base.outputs]
 
     def rule(s: Structure) -> str:
-        if _empty(s):
+        if proofs.empty(s):
             return ""
         if len(s.outputs) != len(base.outputs):
             return f"the program returns {len(s.outputs)} arrays, where {base_label} it returns {len(base.outputs)}"
