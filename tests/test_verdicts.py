@@ -44,7 +44,10 @@ def test_verdicts_match_otters_own_run_and_keep_the_sentence(tmp_path):
     path.write_text(SOURCE)
     otters, ours = ExceptionTestFile.from_file(str(path)), ExceptionTestFile.from_file(str(path))
     otters.run({"answer": 42})
-    got = verdicts.run_file(ours, {"answer": 42})
+    clock = iter([{"witness": 1.0}, {"witness": 1.5}, {"witness": 1.5}, {"witness": 4.0}])
+    got = verdicts.run_file(ours, {"answer": 42}, lambda: next(clock))
+    # each case's seconds: what the clock advanced while it ran, and its wall time
+    assert [v.pop("seconds")["witness"] for v in got] == [0.5, 2.5]
     assert [r.passed for r in ours.test_case_results] == [r.passed for r in otters.test_case_results]
     # the failed case's message is its concept and sentence, not Otter's "Error at line ..."
     assert ours.test_case_results[1].message == "❌ Test case failed\nThe next answer: answer is not 43; add one."

@@ -63,6 +63,48 @@ def one_submission(name: str, work: Path, config: settings.Config):
     return time.perf_counter() - t0, row
 
 
+def profile(name: str, row, imports: dict) -> str:
+    """Where the reference's container time went, from grading.json's per-case seconds: the
+    notebook's run (the witness's start, import of jax included), questions to the witness,
+    the executor's runs (its start and import on the first), host callbacks it had the
+    witness serve, the grader's own work, and what lies outside the tests (container start,
+    the runner's imports and set-up, results); then the slowest tests."""
+    spent = {}
+    for v in row.verdicts:
+        for where, s in v.get("seconds", {}).items():
+            spent[where] = spent.get(where, 0.0) + s
+    total = spent.get("total", 0.0)
+    notebook, served = spent.get("notebook", 0.0), spent.get("served", 0.0)
+    witness = spent.get("witness", 0.0) - notebook
+    executor = spent.get("executor", 0.0) - served
+    grader = total - witness - notebook - executor - served
+    slow = sorted(row.verdicts, key=lambda v: -v.get("seconds", {}).get("total", 0.0))[:3]
+    return (f"{name}: container {row.seconds:.1f} s = outside the tests {row.seconds - total:.1f} "
+            f"+ notebook {notebook:.1f} + witness questions {witness:.1f} + executor {executor:.1f} "
+            f"+ callbacks served {served:.1f} + grader {grader:.1f}; imports: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in imports.items())
+            + "; slowest: " + ", ".join(f"{v['test']} {v['seconds']['total']:.1f} s" for v in slow))
+
+
+IMPORTS = {"python": "pass", "runner": "import autograder.runner.__main__",
+           "witness": "import jax, autograder.witness.evaluate",
+           "executor": "import autograder.executor.program"}
+
+
+def import_seconds(config: settings.Config) -> dict:
+    """Seconds each process of a grading spends importing, in the image, under make grade's
+    CPU limit (the median of three runs; the interpreter's own start included)."""
+    timer = ("import statistics, subprocess, sys, time\n"
+             "def once(code):\n"
+             "    t = time.perf_counter(); subprocess.run([sys.executable, '-I', '-c', code], check=True)\n"
+             "    return time.perf_counter() - t\n"
+             "print(statistics.median(once(sys.argv[1]) for _ in range(3)))")
+    return {what: float(subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", "--cpus", f"{config.containers.cpus:g}",
+         config.image, "python", "-c", timer, statement], capture_output=True, text=True, check=True).stdout)
+        for what, statement in IMPORTS.items()}
+
+
 def throughput(name: str, work: Path, batch: int, config: settings.Config) -> dict[int, float]:
     folder = work / "batch"
     folder.mkdir()
@@ -117,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"{'assignment':22s} {'make grade':>10s} {'container':>9s} {'bare':>7s} {'ratio':>6s} "
               f"{'peak MB':>8s} {'bare RSS MB':>11s} {'score':>6s}", flush=True)
+        profiles = []
         for name in args.names:
             wall, row = one_submission(name, work, config)
             b = bare(name, config)
@@ -129,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
                 if got != b["possible"]:
                     raise SystemExit(f"{name}: {where} scored the reference {got:g}/{b['possible']:g}; "
                                      "its time is not a grading's")
+            profiles.append((name, row))
+        imports = import_seconds(config)
+        print("\nwhere the container's time goes (seconds):")
+        for name, row in profiles:
+            print(profile(name, row, imports), flush=True)
         minutes = throughput(args.names[0], work, args.batch, config)
         print(f"\nbatch of {args.batch} {args.names[0]} submissions: "
               + ", ".join(f"{n} container{'s' * (n > 1)}: {m:.1f} min ({args.batch / m:.1f}/min)"

@@ -122,8 +122,9 @@ def grade_submission(root: Path, config: dict, user: str = "student",
         read_cpp = (lambda: read_answer_cpp(work / "student", user, limits)) if exercises.record(assignment).answer_cpp else None
         executor = Executor(work / "executor", limits, executor_user, read_cpp=read_cpp)
         env = Remote(answer, seed=record["seed"], execute=executor.run)
+        clock = lambda: {**env.ask.spent, "notebook": witness.notebook_s if witness else 0.0}  # noqa: E731
         for test_file in tests:
-            record["cases"] += verdicts.run_file(test_file, env)
+            record["cases"] += verdicts.run_file(test_file, env, clock)
     finally:
         if witness is not None:
             witness.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 
 from autograder.shared import checks
 from autograder.shared.cases import from_source
@@ -27,11 +28,14 @@ def draw_seed() -> int:
     return int(given) if given else secrets.randbits(32)
 
 
-def run_file(test_file: ExceptionTestFile, env) -> list[dict]:
-    """Run every case of `test_file` against `env`; its verdicts as data."""
+def run_file(test_file: ExceptionTestFile, env, clock=dict) -> list[dict]:
+    """Run every case of `test_file` against `env`; its verdicts as data. `clock()`: seconds
+    spent so far by where (the witness, the executor...); each verdict's "seconds" holds
+    what its case added, and its wall time as "total" (make bench's profile)."""
     concepts = {c.test: c.concept for c in from_source(test_file.source)}
     test_file.test_case_results, verdicts = [], []
     for tc in test_file.test_cases:
+        before, started = dict(clock()), time.perf_counter()
         passed, message, sentence = True, "✅ Test case passed", ""
         try:
             tc.body.call_func(env)
@@ -39,8 +43,10 @@ def run_file(test_file: ExceptionTestFile, env) -> list[dict]:
             passed, sentence = False, str(exc).strip("'")
             message = "❌ Test case failed\n" + checks.feedback(exc)
         test_file.test_case_results.append(TestCaseResult(test_case=tc, message=message, passed=passed))
+        seconds = {k: round(v - before.get(k, 0.0), 3) for k, v in clock().items()}
+        seconds["total"] = round(time.perf_counter() - started, 3)
         test = tc.body.test_func.__name__
         verdicts.append({"name": tc.name, "question": test_file.name, "test": test,
                          "concept": concepts.get(test, ""), "hidden": bool(tc.hidden),
-                         "points": tc.points, "passed": passed, "message": sentence})
+                         "points": tc.points, "passed": passed, "message": sentence, "seconds": seconds})
     return verdicts

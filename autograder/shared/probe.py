@@ -26,8 +26,10 @@ inputs (arrays arrive as jax arrays; wrap one in `probe.numpy(x)` to pass a NumP
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -58,16 +60,22 @@ class Ask:
         self._execute = execute
         self.seed = seed
         self._programs: dict = {}   # Ask.program's reports, by question: tests' gates ask the same one
+        # Seconds spent waiting, by where (make bench's profile: grading.json's cases): "witness"
+        # (questions), "served" (host callbacks served for the executor, inside "executor").
+        self.spent: collections.Counter = collections.Counter()
 
     def run(self, expr: str, *, what: str | None = None, hint: str = "", serving: bool = False,
             **inputs) -> Any:
         """The value of `expr`, or a failure '<what> raised <error>; <hint>'. `serving`: the
         question serves a host callback for the executor (see Ask.program)."""
         what = what or expr
+        started = time.perf_counter()
         try:
             reply = self._answer(expr, {k: _input(v) for k, v in inputs.items()}, serving)
         except Unanswered as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
+        finally:
+            self.spent["served" if serving else "witness"] += time.perf_counter() - started
         if "error" in reply:
             checks.fail(f"{what} raised {reply['error']}" + (f"; {hint}" if hint else "."))
         return wire.decode(reply["ok"])
@@ -162,10 +170,13 @@ class Ask:
     def _executed(self, request: dict, what: str, serve, kind: type):
         if self._execute is None:
             checks.fail(f"{what} was not computed: this grading has no executor for programs.")
+        started = time.perf_counter()
         try:
             reply = wire.decode(wire.encode(self._execute(request, serve)))
         except (Unanswered, wire.WireError) as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
+        finally:
+            self.spent["executor"] += time.perf_counter() - started
         checks.expect(isinstance(reply, kind), f"{what} was not computed: the executor replied with no {kind.__name__}.")
         return reply
 
