@@ -128,3 +128,14 @@ def test_ask_structures_reads_in_the_executor_and_checks_the_inputs():
     assert "takes other inputs" in ask.structures("doubler", specs, what="jax.jit(doubler)")[1].refused
     bad = program.handle({"op": "structure", "texts": ["not a module"]})
     assert bad[0].refused.startswith("the program could not be read")
+
+
+def test_a_call_whose_result_reaches_no_output_has_its_operands_read():
+    from jax.experimental import io_callback
+
+    def f(x):
+        io_callback(lambda a: None, None, jnp.exp(x), ordered=False)
+        return doubler(x)
+    s = _read(f, (3,))
+    assert [c.side_effect for c in s.calls] == [True, False]
+    assert s.operands[0] == [Origin(["input:0"], ["exponential"])] and s.outputs == [Origin(["call:1"], [])]

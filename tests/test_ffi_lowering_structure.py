@@ -60,7 +60,7 @@ class _Ask:
     def __init__(self, bad, eps=None):
         self._programs, self.bad, self.eps, self.asked = {}, bad, eps, []
 
-    def structures(self, fn, specs, *, what, hint=""):
+    def structures(self, fn, specs, *, what, hint="", outputs=None):
         self.asked.append((fn, len(specs)))
         out = []
         for k, spec in enumerate(specs):

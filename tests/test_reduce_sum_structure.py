@@ -7,7 +7,6 @@ import pytest
 
 from autograder.assignments.reduce_sum_rules import structure
 from autograder.shared import shapes
-from autograder.shared.evidence import Origin, Structure
 from tests.test_reduce_sum_programs import REFERENCE, ask_for, rule
 
 PATHS = {"jvp": (structure.jvp_path, (2, 3, 4)), "transpose": (structure.transpose_path, (2, 3, 4)),
@@ -30,14 +29,6 @@ def test_the_shapes_cover_every_size_rank_and_batch_position():
     assert all(math.prod(s) <= shapes.MAX_ELEMENTS for spec in specs for s, _ in spec)
     assert structure.combos(3) == [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
     assert (0, 7) in structure.combos(8) and tuple(range(8)) in structure.combos(8)
-
-
-def test_a_packed_program_splits_into_one_structure_per_spec():
-    whole = Structure([], [Origin(["input:0"], []), Origin(["input:1", "input:2"], ["add"])], [],
-                      ["tensor<2xf32>", "tensor<3xf32>", "tensor<3xf32>"], ["tensor<2xf32>", "tensor<3xf32>"])
-    first, second = structure._split(whole, [[((2,), "f")], [((3,), "f"), ((3,), "f")]], [1, 1])
-    assert first.outputs == [Origin(["input:0"], [])] and first.inputs == ["tensor<2xf32>"]
-    assert second.outputs == [Origin(["input:0", "input:1"], ["add"])] and len(second.inputs) == 2
 
 
 @pytest.mark.parametrize("name", sorted(PATHS))

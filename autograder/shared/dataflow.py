@@ -18,6 +18,7 @@ reverse, copy, tuples, a convert to the same type, sharding annotations. Positio
 start indices of a dynamic slice, a gather's indices, a loop's counter) carry no values and
 are not followed. func.call is followed into its callee (per call site), stablehlo.while by
 a fixpoint over its carried values, stablehlo.case and if by the union of their branches.
+Every custom_call's operands are read, those of a call whose results reach no output too.
 
 The executor runs this on texts the witness handed over (autograder/executor/program.py,
 op "structure"); the verdicts read the evidence.Structure it returns.
@@ -89,11 +90,11 @@ class _Graph:
         if name == "stablehlo.custom_call":
             target = op.attributes["call_target_name"].value
             ins = [self.value(o, env, memo) for o in op.operands]
-            if target in _PASS_THROUGH_TARGETS and ins:
-                return ins[0]
             index = self.call_index[op]
             seen = self.operands.get(index)
             self.operands[index] = ins if seen is None else [_union(a, b) for a, b in zip(seen, ins)]
+            if target in _PASS_THROUGH_TARGETS and ins:
+                return ins[0]
             return (frozenset({f"call:{index}"}), frozenset())
         if name == "func.call":
             callee = op.attributes["callee"].value
@@ -122,7 +123,11 @@ class _Graph:
         env.update(zip(block.arguments, args))
         memo: dict = {}
         terminator = block.operations[len(block.operations) - 1]
-        return [self.value(o, env, memo) for o in terminator.operands]
+        values = [self.value(o, env, memo) for o in terminator.operands]
+        for op in block.operations:   # a call whose results reach nothing (an io_callback for its effect): its operands too
+            if op.name == "stablehlo.custom_call" and self.call_index.get(op) not in self.operands:
+                self.result(op, 0, env, memo)
+        return values
 
     def function(self, name: str, args: tuple) -> list:
         key = (name, args)

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.shared import checks, wire
+from autograder.shared import checks, packing, wire
 from autograder.shared.evidence import Handover, KernelCall, Lowered, Program, Report, Structure, tensor_type
 
 
@@ -128,17 +128,26 @@ class Ask:
             poisoned[name] = poisoned.pop(f"replace:{i}", None)
         return dataclasses.replace(report, poisoned=poisoned, program=Program(text, bindings))
 
-    def structures(self, fn: str, specs: list, *, what: str, hint: str = "", **inputs) -> list[Structure]:
+    def structures(self, fn: str, specs: list, *, what: str, hint: str = "", outputs: list[int] | None = None,
+                   **inputs) -> list[Structure]:
         """`fn` (an expression naming a function) lowered by jax.jit at each of `specs`, abstract
         shapes (per argument a (shape, dtype) pair: nothing is allocated or run, so 2^31 - 1
         elements cost what 8 do), and read by the executor on its graph alone
         (autograder/shared/dataflow.py): an evidence.Structure per spec, whose `refused` says
         why there is none (the lowering raised; the program takes other inputs than asked).
+        `outputs`: how many outputs `fn` has at each spec; given, the specs are lowered side by
+        side as one program and read apart (shared/packing.py), or one by one when that one
+        cannot be lowered or read (so a failure names its own shape).
         `inputs`: names the expression `fn` may use besides (as in Ask.run)."""
         specs = [[(tuple(int(d) for d in shape), str(np.dtype(dtype))) for shape, dtype in spec] for spec in specs]
         key = ("structures", fn, repr(specs), tuple(sorted((k, _fingerprint(v)) for k, v in inputs.items())))
         if key not in self._programs:   # tests of one grading ask for the same paths
-            self._programs[key] = self._structures(fn, specs, what=what, hint=hint, **inputs)
+            found = None
+            if outputs is not None and len(specs) > 1:
+                (whole,) = self._structures(packing.expression(fn, specs), [[a for spec in specs for a in spec]],
+                                            what=what, hint=hint, **inputs)
+                found = packing.split(whole, specs, list(outputs))
+            self._programs[key] = found or self._structures(fn, specs, what=what, hint=hint, **inputs)
         return self._programs[key]
 
     def _structures(self, fn: str, specs: list, *, what: str, hint: str, **inputs) -> list[Structure]:

@@ -64,11 +64,17 @@ def is_pure(call) -> bool:
     return call.kind == evidence.HOST_CALLBACK and not call.side_effect
 
 
+# How many outputs each path has at a shape (the shapes of a path are lowered as one program
+# and read apart: probe.Ask.structures).
+OUTPUTS = {"gammaln_cb": lambda s: 1, GRAD: lambda s: 1, VMAP_GRAD: lambda s: 1, JVP: lambda s: 2,
+           VMAP: lambda s: len({0, len(s) // 2, len(s) - 1}) + (len(s) > 1)}
+
+
 def lowered(ask, fn, at, *, what, hint):
-    """(structures, specs, {shape: structure}) of `fn` (an expression of one argument) lowered
-    at each shape of `at`, float32."""
+    """(structures, specs, {shape: structure}) of `fn` (an expression of one argument, a key
+    of OUTPUTS) lowered at each shape of `at`, float32."""
     specs = [[(tuple(s), "float32")] for s in at]
-    found = ask.structures(fn, specs, what=what, hint=hint)
+    found = ask.structures(fn, specs, what=what, hint=hint, outputs=[OUTPUTS[fn](tuple(s)) for s in at])
     return found, specs, {tuple(s): f for s, f in zip(at, found)}
 
 

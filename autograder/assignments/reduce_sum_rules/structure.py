@@ -28,7 +28,7 @@ import itertools
 import math
 
 from autograder.shared import proofs, shapes
-from autograder.shared.evidence import Origin, Structure
+from autograder.shared.evidence import Structure
 from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
 
 KERNEL = "custom_reduce_sum_p (a custom_call to the grader's kernel)"
@@ -236,28 +236,6 @@ def rule(outputs, base: Structure | None = None):
     return check
 
 
-def _split(s: Structure, specs: list, counts: list[int]) -> list[Structure]:
-    """The program of several specs packed side by side, read as one Structure per spec: its
-    inputs and outputs, the outputs' inputs renumbered from 0 (another spec's input reads as
-    'input:?'); the calls and their operands are the whole program's, as they are."""
-    out, first_in, first_out = [], 0, 0
-    for spec, n in zip(specs, counts):
-        lo, hi = first_in, first_in + len(spec)
-
-        def renumber(o: Origin, lo=lo, hi=hi) -> Origin:
-            def source(x: str) -> str:
-                if not x.startswith("input:"):
-                    return x
-                i = int(x.removeprefix("input:"))
-                return f"input:{i - lo}" if lo <= i < hi else "input:?"
-            return Origin([source(x) for x in o.sources], o.math)
-        out.append(Structure(s.calls, [renumber(o) for o in s.outputs[first_out:first_out + n]],
-                             s.operands, s.inputs[lo:hi],
-                             s.results[first_out:first_out + n]))
-        first_in, first_out = hi, first_out + n
-    return out
-
-
 def expect_paths(ask, path, *, what, hint):
     """`path` (expression, specs, outputs) lowered at every shape of its specs and each
     program checked; the sentence names the smallest shape where one is not what it must be.
@@ -265,16 +243,6 @@ def expect_paths(ask, path, *, what, hint):
     more than one large one); if that one cannot be read, each is lowered alone."""
     expr, specs, outputs = path
     counts = [len(outputs(*[shape for shape, _ in spec])) for spec in specs]
-    spans, first = [], 0
-    for spec in specs:
-        spans.append((first, first + len(spec)))
-        first += len(spec)
-    packed = f"(lambda f: lambda *v: [o for lo, hi in {spans!r} for o in jax.tree.leaves(f(*v[lo:hi]))])({expr})"
-    [whole] = ask.structures(packed, [[arg for spec in specs for arg in spec]], what=what, hint=hint)
+    structures = ask.structures(expr, specs, what=what, hint=hint, outputs=counts)
     named = [spec[:1] for spec in specs]   # the sentence names the operand's shape (the first input)
-    if not whole.refused and len(whole.outputs) == sum(counts):
-        parts = _split(whole, specs, counts)
-        proofs.expect_every(parts, named, rule(outputs, parts[0]), what=what, hint=hint)
-        return
-    structures = ask.structures(expr, specs, what=what, hint=hint)
     proofs.expect_every(structures, named, rule(outputs, structures[0]), what=what, hint=hint)
