@@ -212,6 +212,7 @@ class HostCall:
     warnings: list[str] = field(default_factory=list)   # Python warnings it caused (recorded, not printed)
     result: Any = None                     # what it returned
     codes: list[Any] = field(default_factory=list)      # code objects of the Python functions that started
+    descriptors: list[str] = field(default_factory=list)   # what it did to files held open (call(descriptors=True))
 
 
 class RecordError(ValueError):
@@ -353,6 +354,7 @@ class PurityCall:
     files_added: list[str]                 # names in the working folder
     files_removed: list[str]
     error: str | None = None
+    effects: list[str] = field(default_factory=list)   # other effects, each a phrase ("wrote 40 bytes to /tmp/log ...")
 
 
 @record

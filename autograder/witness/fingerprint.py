@@ -104,6 +104,9 @@ class Walk:
             return f"method {name}".encode(), [value.__self__, value.__func__]
         if isinstance(value, functools.partial):
             return f"partial {name}".encode(), [value.func, value.args, value.keywords, *self._extra(value)]
+        public = _public_state(value)
+        if public is not None:   # state kept in C that the object says through its own API
+            return f"object {name} with public state".encode(), [public, *attributes(value).values()]
         if kind.__module__.partition(".")[0] in LIBRARIES:   # its identity, and the code it wraps
             wrapped = {k: v for k, v in attributes(value).items() if _carries_code(v)}
             return self._pairs(f"library object {name} {id(value)}", wrapped)
@@ -111,8 +114,8 @@ class Walk:
         if students(kind.__module__):   # its class's attributes are its state too (a class-level counter)
             token, children = self._pairs(f"object {name}", own)
             return token, children + [kind]
-        if not own:   # nothing Python can see inside: its identity is all there is
-            return f"opaque {name} {id(value)}".encode(), []
+        if not own:   # nothing Python can see inside: its identity, and what the C type's repr says
+            return f"opaque {name} {id(value)} {_c_repr(value)}".encode(), []
         return self._pairs(f"object {name}", own)
 
     def _array(self, value: np.ndarray) -> tuple[bytes, list]:
@@ -135,6 +138,38 @@ class Walk:
         extra = list(attributes(value).values())
         factory = getattr(value, "default_factory", None)
         return extra + [factory] if factory is not None else extra
+
+
+def _public_state(value):
+    """The state a C-implemented object of the libraries keeps and says through its public
+    API (a random generator's state, an lru_cache's statistics), or None."""
+    import random
+    if isinstance(value, random.Random):
+        return value.getstate()
+    if isinstance(value, np.random.RandomState):
+        return value.get_state(legacy=False)
+    if isinstance(value, (np.random.Generator, np.random.BitGenerator)):
+        return getattr(value, "bit_generator", value).state
+    info = getattr(type(value), "cache_info", None)
+    if type(value).__module__ == "functools" and callable(info):
+        return tuple(value.cache_info())
+    return None
+
+
+# C types of the standard library whose repr says their state (itertools.count(3)); other
+# reprs are left out: object.__repr__ says only the identity, already in the token.
+_REPR_MODULES = frozenset({"itertools", "collections", "_collections", "functools", "operator", "builtins",
+                           "array", "decimal", "fractions", "datetime"})
+
+
+def _c_repr(value) -> str:
+    kind = type(value)
+    if kind.__module__ not in _REPR_MODULES or kind.__repr__ is object.__repr__:
+        return ""
+    try:
+        return repr(value)[:300]
+    except Exception:
+        return ""
 
 
 def students(module_name) -> bool:

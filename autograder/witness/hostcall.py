@@ -15,6 +15,11 @@ Runs in the witness. What a pure host function may not do, and how each is seen:
   without any Python of JAX's). Naming a JAX dtype (`arr.astype(jnp.float32)`: NumPy hashes
   the type, which runs JAX's `__hash__`) or converting a jax.Array with `np.asarray` computes
   nothing and does not count;
+- write to or read from a file it holds open (a logging handler's file opened when a cell
+  ran: no open during the call, nothing on fds 1 and 2): with `descriptors=True`, every open
+  regular file's size and position (/proc/self/fd, fstat, lseek) is read just before and
+  just after the call; files created or removed in the working and temp folders are seen by
+  `folders()` around it;
 - change state: seen by comparing fingerprints (autograder/witness/fingerprint.py) of what
   it can reach (autograder/witness/reachable.py) before and after the call.
 """
@@ -22,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
+import tempfile
 from contextlib import redirect_stderr, redirect_stdout, suppress
 from io import StringIO
 from os import close, dup, dup2
@@ -74,7 +81,7 @@ def _captured_fds():
     saved = [dup(1), dup(2)]
     dup2(sink.fileno(), 1)
     dup2(sink.fileno(), 2)
-    out: dict = {}
+    out: dict = {"sink": (sink.fileno(),)}
     try:
         with redirect_stdout(text), redirect_stderr(text):
             yield out
@@ -91,6 +98,51 @@ def _captured_fds():
         sink.close()
 
 
+_listdir, _fstat, _lseek, _readlink = os.listdir, os.fstat, os.lseek, os.readlink
+
+
+def descriptors(skip=()) -> dict[int, tuple]:
+    """Every open file descriptor of a regular file but those in `skip`: {fd: (inode, path,
+    size, position)}; about 10 µs per descriptor."""
+    found = {}
+    with suppress(OSError):
+        for name in _listdir("/proc/self/fd"):
+            fd = int(name)
+            if fd in skip:
+                continue
+            with suppress(OSError):
+                st = _fstat(fd)
+                if stat.S_ISREG(st.st_mode):
+                    found[fd] = (st.st_ino, _readlink(f"/proc/self/fd/{fd}"), st.st_size, _lseek(fd, 0, os.SEEK_CUR))
+    return found
+
+
+def descriptor_changes(before: dict, after: dict) -> list[str]:
+    """What happened to the files held open between two `descriptors()`: one phrase each."""
+    said = []
+    for fd, (ino, path, size, pos) in sorted(before.items()):
+        now = after.get(fd)
+        if now is None or now[0] != ino:
+            said.append(f"closed {path} (file descriptor {fd})")
+        elif now[2] != size:
+            said.append(f"wrote {now[2] - size:+d} bytes to {path} (file descriptor {fd}, open before the call)")
+        elif now[3] != pos:
+            said.append(f"read or moved in {path} (file descriptor {fd}, open before the call)")
+    return said
+
+
+def folders() -> dict[str, set]:
+    """The names in the working folder and in the temp folder."""
+    found = {}
+    for folder in dict.fromkeys((".", tempfile.gettempdir())):
+        with suppress(OSError):
+            found[folder] = set(_listdir(folder))
+    return found
+
+
+_descriptors = descriptors   # bound before any student code runs, as the names above
+
+
 def _jax_dirs() -> tuple[str, ...]:
     import jax
     import jaxlib
@@ -102,10 +154,11 @@ _COMPUTING = frozenset({"Primitive.bind", "Primitive.bind_with_trace", "apply_pr
                         "_device_put_impl"})
 
 
-def call(host, *args):
+def call(host, *args, descriptors: bool = False):
     """Call `host(*args)` once, observed: an evidence.HostCall (what it returned or raised,
     wrote, opened, started, whether JAX ran, the code objects of the Python functions that
-    started, for this process only)."""
+    started, for this process only; with `descriptors`, what it did to the files held open
+    before the call, fds 1 and 2 aside: HostCall.descriptors)."""
     from autograder.shared.checks import describe
     from autograder.shared.evidence import HostCall
     mon, jax_dirs, ran_jax, codes = _monitoring, _jax_dirs(), [False], []
@@ -130,6 +183,8 @@ def call(host, *args):
     del _events[:]
     try:
         with _captured_fds() as out:
+            skip = {1, 2, *out.get("sink", ())}
+            held = _descriptors(skip) if descriptors else None
             _recording[0] = True
             mon.set_events(_TOOL, events)
             try:
@@ -144,6 +199,8 @@ def call(host, *args):
             finally:
                 mon.set_events(_TOOL, 0)
                 _recording[0] = False
+            if held is not None:
+                outcome["descriptors"] = descriptor_changes(held, _descriptors(skip))
     finally:
         mon.register_callback(_TOOL, mon.events.PY_START, None)
         mon.register_callback(_TOOL, mon.events.CALL, None)

@@ -376,12 +376,25 @@ def expect_no_state_changes(calls):
             "attribute or a class attribute), set attributes on itself, assign globals or closure variables, or "
             "change process-wide settings such as np.seterr, because JAX may run it any number of times, or "
             "not at all."))
-        checks.expect(not call.files_added and not call.files_removed, (
-            f"Your host function created or removed files {_VIA[call.via]}; a pure callback does no I/O "
-            "(use io_callback for side effects)."))
         checks.expect(not call.files, (
             f"Your host function opened files ({', '.join(call.files[:3])}); a pure callback reads and "
             "writes no files, anywhere (a file can change between calls): pass every value it needs as an argument."))
+        made = call.files_added + call.files_removed
+        checks.expect(not made, (
+            f"Your host function created or removed files ({', '.join(made[:3])}) {_VIA[call.via]}; a pure "
+            "callback does no I/O (use io_callback for side effects)."))
         checks.expect(not call.events, (
             f"Your host function started processes, opened sockets or removed files "
             f"({', '.join(call.events[:3])}); a pure callback has no side effects."))
+        for effect in call.effects:   # witness._Purity's other effects, "kind: detail"
+            kind, _, detail = effect.partition(": ")
+            checks.fail(f"Your host function {_EFFECT.get(kind, 'has a side effect: ')}{detail} ({_VIA[call.via]}); "
+                        f"{_ADVICE.get(kind, 'a pure callback has none.')}")  # keys: the effect kinds
+
+
+_EFFECT = {"file descriptors": "writes to a file on every call: it ", "arguments": "", "results": ""}
+_ADVICE = {"file descriptors": "a pure callback does no I/O, through a logging handler or a file opened beforehand "
+                               "neither (use io_callback for side effects).",
+           "arguments": "a pure callback only reads its argument and returns a new array: compute arr * 2, not "
+                        "arr *= 2.",
+           "results": "a pure callback returns a new array on every call, whose values no later call changes."}
