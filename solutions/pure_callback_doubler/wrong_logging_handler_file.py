@@ -5,14 +5,14 @@ bytes are written to a file the process holds open.
 score: 9
 messages:
   - "Your host function writes to a file on every call: it wrote"
-  - doubler.log
+  - doubler_calls.log
 """
 import logging
 
 _log = logging.getLogger("doubler")
 _log.propagate = False
 _log.setLevel(logging.INFO)
-_log.addHandler(logging.FileHandler("/tmp/doubler.log"))
+_log.addHandler(logging.FileHandler("doubler_calls.log"))
 _log.info("doubler ready")
 
 
