@@ -126,11 +126,14 @@ def test_purity_sees_an_earlier_result_changed():
 
 
 def test_purity_sees_c_objects_state_and_process_settings():
-    """itertools.count (its repr), a NumPy Generator (its public state), np.setbufsize, logging."""
+    """itertools.count (its repr), a NumPy Generator (its public state), warnings.simplefilter
+    (hostcall.call's catch_warnings puts it back: seen inside), np.setbufsize, logging."""
     for source, name in [("import itertools\nN = itertools.count()\ndef host(a):\n    next(N)\n"
                           "    return np.asarray(a) * 2\n", "N"),
                          ("R = np.random.default_rng(0)\ndef host(a):\n    R.random()\n"
                           "    return np.asarray(a) * 2\n", "R"),
+                         ("import warnings\ndef host(a):\n    warnings.simplefilter('ignore', UserWarning)\n"
+                          "    return np.asarray(a) * 2\n", "the warning filters (warnings.simplefilter)"),
                          ("def host(a):\n    np.setbufsize(np.getbufsize() + 8192)\n"
                           "    return np.asarray(a) * 2\n", "NumPy's buffer size (np.setbufsize)"),
                          ("import logging\ndef host(a):\n    logging.getLogger('h38').setLevel(logging.ERROR - len(a))\n"

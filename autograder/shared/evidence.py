@@ -213,6 +213,7 @@ class HostCall:
     result: Any = None                     # what it returned
     codes: list[Any] = field(default_factory=list)      # code objects of the Python functions that started
     descriptors: list[str] = field(default_factory=list)   # what it did to files held open (call(descriptors=True))
+    warning_filters: bool = False          # it changed warnings.filters or showwarning (put back after the call)
 
 
 class RecordError(ValueError):

@@ -34,6 +34,7 @@ from contextlib import redirect_stderr, redirect_stdout, suppress
 from io import StringIO
 from os import close, dup, dup2
 from tempfile import TemporaryFile
+import warnings as _warnings
 from warnings import catch_warnings, simplefilter
 
 # What the observation itself calls is bound here, at import, before any student code runs
@@ -192,7 +193,11 @@ def call(host, *args, descriptors: bool = False):
                 # not the host function's output: recorded, never printed
                 with catch_warnings(record=True) as caught:
                     simplefilter("always")
-                    outcome["result"] = host(*args)
+                    filters = list(_warnings.filters), _warnings.showwarning
+                    try:
+                        outcome["result"] = host(*args)
+                    finally:   # catch_warnings puts them back: what the call did to them is seen here
+                        outcome["warning_filters"] = (list(_warnings.filters), _warnings.showwarning) != filters
                 outcome["warnings"] = [str(w.message) for w in caught[:10]]
             except BaseException as exc:  # student code may raise anything, SystemExit included
                 outcome["error"] = describe(exc)

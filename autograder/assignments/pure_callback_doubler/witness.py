@@ -66,6 +66,9 @@ def call_result(value) -> CallResult:
                       value=value if isinstance(value, (jax.Array, np.ndarray)) else None)
 
 
+_FILTERS = "the warning filters (warnings.simplefilter)"
+
+
 def _settings() -> dict:
     """The process-wide settings a host function could change, by the name the student reads:
     NumPy's whole configuration, Python's random, warnings and logging, the environment, the
@@ -91,7 +94,7 @@ def _settings() -> dict:
             "the working directory (os.chdir)": os.getcwd(),
             "the import path (sys.path)": list(sys.path),
             "the import system (sys.meta_path, sys.path_hooks)": [id(h) for h in (*sys.meta_path, *sys.path_hooks)],
-            "the warning filters (warnings.simplefilter)": list(warnings.filters),
+            _FILTERS: list(warnings.filters),
             "the warning display (warnings.showwarning)": id(warnings.showwarning),
             "logging's configuration (logging.basicConfig, setLevel, addHandler)": [
                 logging.root.manager.disable,
@@ -193,7 +196,8 @@ class _Purity:
             self.kept += [(index, leaf, leaf.copy()) for leaf in _leaves(seen.result) if isinstance(leaf, np.ndarray)]
         self.calls.append(PurityCall(
             via=via, output=seen.output, files=list(seen.files), events=list(seen.events),
-            changed=sorted(n for n in before if n in after and before[n] != after[n]),
+            changed=sorted({n for n in before if n in after and before[n] != after[n]}
+                           | ({_FILTERS} if seen.warning_filters else set())),
             added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
             files_added=added, files_removed=removed, error=seen.error, effects=effects))
         self._earlier_results(index)
