@@ -69,6 +69,12 @@ def call_result(value) -> CallResult:
 _FILTERS = "the warning filters (warnings.simplefilter)"
 
 
+def _random_state(state: tuple):
+    """random.getstate() with its 625 ints as one array: a fingerprint reads it at once."""
+    version, words, gauss = state
+    return version, np.array(words, np.uint64), gauss
+
+
 def _settings() -> dict:
     """The process-wide settings a host function could change, by the name the student reads:
     NumPy's whole configuration, Python's random, warnings and logging, the environment, the
@@ -88,19 +94,19 @@ def _settings() -> dict:
             "NumPy's print options (np.set_printoptions)": np.get_printoptions(),
             "NumPy's buffer size (np.setbufsize)": np.getbufsize(),
             "NumPy's global random state (np.random.seed)": np.random.get_state(),
-            "Python's random state (random.seed)": random.getstate(),
-            "JAX's configuration (jax.config.update)": dict(jax.config.values),
+            "Python's random state (random.seed)": _random_state(random.getstate()),
+            "JAX's configuration (jax.config.update)": repr(dict(jax.config.values)),
             "the environment (os.environ)": dict(os.environ),
             "the working directory (os.chdir)": os.getcwd(),
             "the import path (sys.path)": list(sys.path),
             "the import system (sys.meta_path, sys.path_hooks)": [id(h) for h in (*sys.meta_path, *sys.path_hooks)],
             _FILTERS: list(warnings.filters),
             "the warning display (warnings.showwarning)": id(warnings.showwarning),
-            "logging's configuration (logging.basicConfig, setLevel, addHandler)": [
+            "logging's configuration (logging.basicConfig, setLevel, addHandler)": repr([   # one string: cheap
                 logging.root.manager.disable,
                 *((lg.name, lg.level, lg.disabled, lg.propagate, [id(h) for h in lg.handlers],
                    [id(f) for f in lg.filters]) for lg in loggers),
-                *((id(h), h.level, [id(f) for f in h.filters]) for lg in loggers for h in lg.handlers)],
+                *((id(h), h.level, [id(f) for f in h.filters]) for lg in loggers for h in lg.handlers)]),
             "sys's settings (recursion limit, switch interval, int digits, hooks)": [
                 sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits(),
                 sys.getdlopenflags(), sys.dont_write_bytecode, id(sys.displayhook), id(sys.excepthook),
