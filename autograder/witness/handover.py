@@ -50,7 +50,7 @@ def program(fn, *args, replace: tuple[str, ...] = ()) -> Handover:
     records = []
     if callbacks:
         for context, names in [(-1, []), *((i, [name]) for i, name in enumerate(replace))]:
-            with _replacing(names):
+            with _replacing(names, substitute.keys_of(args) if names else None):
                 records.append([context, _recorded(lowered, callbacks, args)])
     return Handover(lowered.as_text(), registry.bindings(), pid, records)
 
@@ -101,13 +101,17 @@ def serve(pid: int, index: int, operands: list, replace: tuple[str, ...] = ()) -
     dotted name of `replace` (scipy.special.gammaln) poisoned wherever it is referenced
     (substitute.poisoned), as NumPy arrays."""
     callback = _programs[pid][index]
-    with _replacing(list(replace)):
-        results = callback(*[np.asarray(o) for o in operands])
+    operands = [np.asarray(o) for o in operands]
+    with _replacing(list(replace), substitute.keys_of(operands) if replace else None):
+        results = callback(*operands)
     return [np.asarray(r) for r in results]
 
 
-def _replacing(names: list[str]):
+def _replacing(names: list[str], keys=None):
+    """Each name poisoned; a ufunc keyed on `keys` (the callback's operands, the grader's
+    input): SciPy's real values everywhere else, so that no self-test of the host function
+    at a known point can tell (substitute.PoisonUfunc)."""
     stack = contextlib.ExitStack()
     for dotted in names:
-        stack.enter_context(substitute.poisoned(dotted))
+        stack.enter_context(substitute.poisoned(dotted, keys))
     return stack

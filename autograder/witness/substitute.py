@@ -46,20 +46,49 @@ def _overwritten(result, where=True):
     return result
 
 
+def _keyed(args, kwargs, keys):
+    """Where a ufunc call's output elements are poisoned: everywhere without `keys`; with
+    `keys` (a sorted float64 array of the grader's own input values), only the elements whose
+    input (a one-input ufunc's, broadcast as the call broadcasts it) is one of them, NaN
+    matching NaN; `where=` narrows it further."""
+    where = kwargs.get("where", True)
+    if keys is None or not args:
+        return where
+    try:
+        x = np.asarray(args[0], dtype=np.float64)
+    except (TypeError, ValueError):   # complex or object input: everywhere, as without keys
+        return where
+    hit = np.isin(x, keys)
+    if np.isnan(keys).any():
+        hit |= np.isnan(x)
+    return hit & where if where is not True else hit
+
+
 class PoisonUfunc:
     """Stands in for a NumPy ufunc (scipy.special.gammaln, digamma) while the grader proves
     that values depend on it. Every call first runs the real ufunc with the same arguments,
     so dtypes, casting, broadcasting, `out=` (positional, array or tuple), `where=` and the
     errors are exactly the original's; then every output element the call produced (in the
-    returned array, which is `out` when one was given) becomes a poison value. Attributes
-    (nin, nout, types, __name__, ...) are the original's."""
-    __slots__ = ("_real",)
+    returned array, which is `out` when one was given) becomes a poison value. Keyed (`keys`,
+    the values of the grader's own input), only the elements computed from those very values
+    are poisoned: everywhere else it returns the real ufunc's values, so a host function that
+    tests SciPy at a point of its own choosing sees SciPy's values there and cannot tell it is
+    poisoned. Attributes (nin, nout, types, __name__, ...) are the original's, and
+    isinstance(it, np.ufunc) holds (its __class__); type() and id() still tell it apart (see
+    docs/verdicts.md)."""
+    __slots__ = ("_real", "_keys")
 
-    def __init__(self, real: np.ufunc):
+    def __init__(self, real: np.ufunc, keys=None):
         object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_keys", keys)
+
+    @property
+    def __class__(self):   # isinstance(poisoned, np.ufunc), as the original
+        return type(self._real)
 
     def __call__(self, *args, **kwargs):
-        return _overwritten(self._real(*args, **kwargs), kwargs.get("where", True))
+        where = _keyed(args, kwargs, self._keys) if self._real.nin == 1 else kwargs.get("where", True)
+        return _overwritten(self._real(*args, **kwargs), where)
 
     def outer(self, *args, **kwargs):
         return _overwritten(self._real.outer(*args, **kwargs), kwargs.get("where", True))
@@ -89,9 +118,21 @@ class PoisonUfunc:
         return repr(self._real)
 
 
-def poison_for(original):
-    """What stands in for `original` while it is poisoned."""
-    return PoisonUfunc(original) if isinstance(original, np.ufunc) else _poison_function
+def poison_for(original, keys=None):
+    """What stands in for `original` while it is poisoned (a ufunc: only on `keys`' values,
+    when given; see PoisonUfunc)."""
+    return PoisonUfunc(original, keys) if type(original) is np.ufunc else _poison_function
+
+
+def keys_of(arrays) -> np.ndarray:
+    """The keys of a keyed poison: every value of `arrays` (the grader's own inputs, as a
+    callback's operands), as a sorted float64 array without repeats."""
+    parts = []
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype.kind in "fiub":
+            parts.append(a.astype(np.float64).ravel())
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0)
 
 
 @contextlib.contextmanager
@@ -261,8 +302,9 @@ def resolve(dotted: str):
     return getattr(__import__(module, fromlist=[name]), name)
 
 
-def poisoned(dotted: str):
+def poisoned(dotted: str, keys=None):
     """A context in which the function a dotted name (scipy.special.gammaln) names is its
-    poison wherever it is referenced (replaced)."""
+    poison wherever it is referenced (replaced); with `keys` (keys_of the grader's inputs), a
+    ufunc's poison is keyed: real values everywhere but on those very inputs."""
     original = resolve(dotted)
-    return replaced(original, poison_for(original))
+    return replaced(original, poison_for(original, keys))

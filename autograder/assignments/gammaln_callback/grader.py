@@ -33,8 +33,8 @@ from autograder.assignments.gammaln_callback import EXERCISE
 from autograder.assignments.gammaln_callback.everyshape import (  # noqa: F401  (the test cells' names)
     expect_derivative_everywhere, expect_forward_everywhere, expect_no_math_everywhere)
 from autograder.assignments.gammaln_callback.hostfns import (  # noqa: F401
-    ALLOWED_OPS, NO_MATH, check_host_functions_declared, expect_host_functions_run_no_jax,
-    expect_no_math_outside_callbacks)
+    ALLOWED_OPS, NO_MATH, check_host_functions_declared, expect_host_functions_pure,
+    expect_host_functions_run_no_jax, expect_no_math_outside_callbacks)
 from autograder.assignments.gammaln_callback.paths import (  # noqa: F401
     DERIVATIVE_COMPILED, DERIVATIVE_EAGER, DERIVATIVE_SCIPY, FORWARD_COMPILED, FORWARD_COMPILED_SCIPY,
     FORWARD_EAGER, FORWARD_EAGER_SCIPY, FROM_SCIPY, check_derivative_paths, check_forward_eager,

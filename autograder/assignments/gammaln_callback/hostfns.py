@@ -71,6 +71,52 @@ def expect_host_functions_run_no_jax(ask, a):
                 "jnp.asarray; scipy.special, not jax.scipy)."))
 
 
+def expect_host_functions_pure(ask, a):
+    """Every host function of gammaln_cb and of its gradient, called directly on NumPy
+    arrays like `a` (witness.host_purity: twice on one writable array, once read-only, once
+    on other values), is pure: no output, no files opened, created, removed or written
+    through a descriptor held open, no processes or sockets, no state that outlives the
+    call (globals, anything reachable from them, the host function itself, process-wide
+    settings), its argument left as it was, no earlier result changed. One sentence names
+    the first effect found."""
+    report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__)", a=probe.numpy(a),
+                     what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
+    for call in report.calls:
+        checks.expect(not call.output, (
+            f"Your host function writes output on every call: {_first(call.output)} {_ON}; {_PURE} (JAX may "
+            "run a pure_callback any number of times, or not at all), so remove the print or logging."))
+        names = [("the host function itself" if n == "(the host function)" else n)
+                 for n in call.changed + call.added + call.removed]
+        checks.expect(not names, (
+            f"Your host function changes state that outlives the call ({', '.join(names[:3])}) {_ON}; {_PURE}: "
+            "do not append to module-level lists, count calls, assign globals or attributes, or change "
+            "process-wide settings such as np.seterr (np.errstate as a context manager is fine)."))
+        checks.expect(not call.files, (
+            f"Your host function opens files ({', '.join(call.files[:3])}) {_ON}; {_PURE}: it reads and "
+            "writes no files."))
+        made = call.files_added + call.files_removed
+        checks.expect(not made, (
+            f"Your host function creates or removes files ({', '.join(made[:3])}) {_ON}; {_PURE}: it does no I/O."))
+        checks.expect(not call.events, (
+            f"Your host function starts processes, opens sockets or removes files ({', '.join(call.events[:3])}) "
+            f"{_ON}; {_PURE}."))
+        for effect in call.effects:   # the doubler's witness._Purity's other effects, "kind: detail"
+            kind, _, detail = effect.partition(": ")
+            lead = {"file descriptors": "writes to a file on every call: it "}.get(kind, "")
+            checks.fail(f"Your host function {lead}{detail} {_ON}; {_PURE}: it only reads its argument and "
+                        "returns a new array (no logging handler or file opened beforehand, no in-place "
+                        "update, no shared output buffer).")
+
+
+_ON = "when the grader calls it directly on a NumPy float32 array"
+_PURE = "the task asks the host functions to be pure"
+
+
+def _first(output: str) -> str:
+    line = next((ln for ln in output.splitlines() if ln.strip()), output)
+    return repr(line[:60])
+
+
 def check_host_functions_declared(ask, flat):
     """Every host function of gammaln_cb and of its gradient, called directly on NumPy
     float32 arrays of shapes (2, 3, 4), (), (0,) and (3, 0, 2) (JAX casts a callback's

@@ -172,14 +172,15 @@ def check_forward_paths(ask, a, big, t, gammaln):
     """Traced under jit: jit on `a` and on `big`, vmap(in_axes=1), nested vmap and the primal
     of jvp (tangent `t`): gammaln values (`gammaln` is scipy.special.gammaln, the reference
     rounded to float32), depending on the host callback everywhere, being its output, and
-    depending on scipy.special.gammaln (but on `big`, a few thousand values over the whole
-    domain for the values: everyshape proves the program the same at every size). A vmap or
+    depending on scipy.special.gammaln, `big` (a few thousand values over the whole domain)
+    included: SciPy's poison is keyed on the grader's input (substitute.PoisonUfunc), so a
+    host function's self-test at a known point cannot tell it is poisoned. A vmap or
     jvp that raises is skipped: it is the business of the tests on vmap and derivatives."""
     def want(x):
         return scipy32(gammaln, x)
 
     for path in (Path("jax.jit(gammaln_cb)", "gammaln_cb", (a,), want(a)),
-                 Path(f"jax.jit(gammaln_cb) on {big.size} elements", "gammaln_cb", (big,), want(big), scipy=False),
+                 Path(f"jax.jit(gammaln_cb) on {big.size} elements", "gammaln_cb", (big,), want(big)),
                  Path("jax.vmap(gammaln_cb, in_axes=1)", "jax.vmap(gammaln_cb, in_axes=1)", (a,),
                       np.moveaxis(want(a), 1, 0), must=False),
                  Path("jax.vmap(jax.vmap(gammaln_cb, in_axes=1), in_axes=2)",
@@ -222,8 +223,7 @@ def check_derivative_paths(ask, a, big, t, digamma):
     compiled (the executor's run, compiled_program) then, but for `big`, eager
     (observe.eager_trace, witness.eager_replaced): digamma values (`digamma` is
     scipy.special.digamma, the reference rounded to float32) depending on the host callbacks
-    and, but on `big` (a few thousand values over the whole domain for the values: everyshape
-    proves the program the same at every size), on scipy.special.digamma. The vmap and jvp
+    and on scipy.special.digamma (keyed on the grader's input, `big` included). The vmap and jvp
     paths are checked when they run (whether they run is other tests' business)."""
     def psi(x):
         return scipy32(digamma, x)
@@ -231,7 +231,7 @@ def check_derivative_paths(ask, a, big, t, digamma):
     both = (COMPILED, EAGER)
     jvp = "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[1]"
     for path in (Path("jax.jit(jax.grad(gammaln_cb))", GRAD, (a,), psi(a), runs=both),
-                 Path(f"jax.jit(jax.grad(gammaln_cb)) on {big.size} elements", GRAD, (big,), psi(big), scipy=False),
+                 Path(f"jax.jit(jax.grad(gammaln_cb)) on {big.size} elements", GRAD, (big,), psi(big)),
                  Path("jax.vmap(jax.grad(gammaln_cb), in_axes=1)", f"jax.vmap({GRAD}, in_axes=1)", (a,), psi(a).T,
                       must=False, runs=both),
                  Path("the tangent of jax.jvp(gammaln_cb)", jvp, (a, t), f32(psi(a) * t), must=False, runs=both)):

@@ -4,11 +4,15 @@ the program run eagerly with a SciPy function poisoned wherever it is referenced
 to the tests' questions as `witness`."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
-from autograder.shared.evidence import HostArray, HostFunction, Report, Run
+# imported with this module, before any student code runs: its baseline of the settings it
+# puts back before each observed call (np.seterr, ...) is the process's own, not the notebook's
+from autograder.assignments.pure_callback_doubler.witness import _Purity, _writable_and_read_only
+from autograder.shared.evidence import HostArray, HostFunction, HostPurity, Report, Run
 from autograder.witness import hostcall, inspection
 from autograder.witness.observe import student_call
 
@@ -48,6 +52,36 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
     return report
 
 
+def host_purity(fns: list, example, namespace: dict) -> HostPurity:
+    """Every host function of the callback equations of make_jaxpr(fn)(example), for each
+    of `fns`, judged as pure_callback_doubler's are (its witness._Purity: each call observed
+    on its own, its output at file-descriptor level, the files it opened, created or removed,
+    the files held open it wrote to, the processes and sockets it started, the state it
+    changed, reachable from it or process-wide, the arrays it was given): each distinct host
+    function called directly on operands like `example`, then, with one operand, twice on
+    one writable array, once on a read-only copy and once on other values (_writable_and_read_only).
+    Pass __notebook__ as `namespace`. An evidence.HostPurity (its values are left empty)."""
+    example = np.asarray(example)
+    purity, done, count = _Purity(namespace), [], 0
+    for fn in fns:
+        for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
+            if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
+                continue
+            count += 1
+            flat = eqn.params["callback"]   # JAX's equation params (not evidence)
+            student = flat.callback_func
+            if any(student is d for d in done):
+                continue
+            done.append(student)
+            operands = [_operand_like(v.aval, example) for v in eqn.invars]
+            purity.call(student, student_call(flat, *operands), "direct", given=operands)
+            if len(operands) == 1:
+                host = functools.partial(student_call, flat)
+                host.student = student
+                _writable_and_read_only(purity, host, operands)
+    return HostPurity(callbacks=count, calls=purity.calls, values=[])
+
+
 def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report:
     """`fn(*args)` run eagerly (no jit), as it is and with each dotted name of `replace`
     poisoned wherever it is referenced (autograder.witness.substitute.poisoned): an
@@ -63,7 +97,8 @@ def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report
     value = run()
     size = max((a.size for a in value), default=0)
     poisoned = {}
+    keys = substitute.keys_of(args)   # keyed: SciPy's real values but on the grader's input
     for dotted in replace:
-        with substitute.poisoned(dotted):
+        with substitute.poisoned(dotted, keys):
             poisoned[dotted] = Run(run(), [int(size)])
     return Report(calls=[], value=value, poisoned=poisoned, opcodes=[])
