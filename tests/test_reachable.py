@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("jax")
 
 from autograder.assignments.pure_callback_doubler import witness  # noqa: E402
+from autograder.witness.purity import Purity  # noqa: E402
 from autograder.witness import reachable  # noqa: E402
 
 
@@ -52,7 +53,7 @@ def test_a_module_the_notebook_wrote(tmp_path, monkeypatch):
     from helpers_reach import host
     ns = _notebook("")
     ns["host"] = host
-    calls = witness.host_purity.__globals__["_Purity"](ns)
+    calls = Purity(ns)
     calls.call(host, lambda: host(np.ones(2)), "direct")
     assert calls.calls[0].changed == ["CALLS"]
     sys.modules.pop("helpers_reach")
@@ -83,7 +84,7 @@ def test_student_code_the_reach_missed_widens_the_next_calls():
                    "class Keep(logging.Handler):\n    def emit(self, record):\n        LOG.append(record.msg)\n"
                    "logging.getLogger('reach_test').addHandler(Keep())\n"
                    "def host(a):\n    logging.getLogger('reach_test').warning('called')\n    return a * 2\n")
-    purity = witness.host_purity.__globals__["_Purity"](ns)
+    purity = Purity(ns)
     try:
         for _ in range(2):
             purity.call(ns["host"], lambda: ns["host"](np.ones(2)), "direct")

@@ -11,7 +11,7 @@ import numpy as np
 
 # imported with this module, before any student code runs: its baseline of the settings it
 # puts back before each observed call (np.seterr, ...) is the process's own, not the notebook's
-from autograder.assignments.pure_callback_doubler.witness import _Purity, _writable_and_read_only
+from autograder.witness.purity import Purity, writable_and_read_only
 from autograder.shared.evidence import HostArray, HostFunction, HostPurity, Report, Run
 from autograder.witness import hostcall, inspection
 from autograder.witness.observe import student_call
@@ -54,15 +54,15 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
 
 def host_purity(fns: list, example, namespace: dict) -> HostPurity:
     """Every host function of the callback equations of make_jaxpr(fn)(example), for each
-    of `fns`, judged as pure_callback_doubler's are (its witness._Purity: each call observed
+    of `fns`, judged as pure_callback_doubler's are (autograder/witness/purity.py: each call observed
     on its own, its output at file-descriptor level, the files it opened, created or removed,
     the files held open it wrote to, the processes and sockets it started, the state it
     changed, reachable from it or process-wide, the arrays it was given): each distinct host
     function called directly on operands like `example`, then, with one operand, twice on
-    one writable array, once on a read-only copy and once on other values (_writable_and_read_only).
+    one writable array, once on a read-only copy and once on other values (writable_and_read_only).
     Pass __notebook__ as `namespace`. An evidence.HostPurity (its values are left empty)."""
     example = np.asarray(example)
-    purity, done, count = _Purity(namespace), [], 0
+    purity, done, count = Purity(namespace), [], 0
     for fn in fns:
         for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
             if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
@@ -78,7 +78,7 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
             if len(operands) == 1:
                 host = functools.partial(student_call, flat)
                 host.student = student
-                _writable_and_read_only(purity, host, operands)
+                writable_and_read_only(purity, host, operands)
     return HostPurity(callbacks=count, calls=purity.calls, values=[])
 
 

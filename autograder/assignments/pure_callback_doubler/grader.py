@@ -386,7 +386,7 @@ def expect_no_state_changes(calls):
         checks.expect(not call.events, (
             f"Your host function started processes, opened sockets or removed files "
             f"({', '.join(call.events[:3])}); a pure callback has no side effects."))
-        for effect in call.effects:   # witness._Purity's other effects, "kind: detail"
+        for effect in call.effects:   # purity.Purity's other effects, "kind: detail"
             kind, _, detail = effect.partition(": ")
             checks.fail(f"Your host function {_EFFECT.get(kind, 'has a side effect: ')}{detail} ({_VIA[call.via]}); "
                         f"{_ADVICE.get(kind, 'a pure callback has none.')}")  # keys: the effect kinds
