@@ -11,7 +11,8 @@ means three folders spelled `<name>`: assignments/, autograder/assignments/, sol
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from autograder.shared import paths, probe
 
@@ -23,11 +24,14 @@ class Exercise:
     core: str                              # the core requirement, as the task text names it
     witness_imports: tuple[str, ...] = ()  # imported (and guarded) in the witness before the notebook
     answer_cpp: bool = False               # the answer writes C++, which the grader compiles itself
+    sections: Mapping[str, str] = field(default_factory=dict)   # concept -> the chapter section teaching it
 
     def case(self, env, *, concept: str, before=None, after=None):
         """The test cells' one ritual: `with kit.case(env, concept="...") as ask:` connects to
-        the answer with this exercise's observations (probe.case)."""
-        return probe.case(env, concept=concept, exercise=self.name, before=before, after=after)
+        the answer with this exercise's observations (probe.case); a failure names the chapter
+        section that teaches `concept` (tests/test_point_tables.py: every concept has one)."""
+        return probe.case(env, concept=concept, exercise=self.name, before=before, after=after,
+                          section=self.sections.get(concept, ""))
 
 
 def get(name: str) -> Exercise:

@@ -43,3 +43,18 @@ def tests(name: str) -> list[tuple[str, bool, float]]:
         found.append((test.group(1) if test else "", bool(hidden) and hidden.group(1) == "true",
                       float(points.group(1)) if points else 0.0))
     return found
+
+
+def markdown(name: str) -> tuple[int, int]:
+    """(words of markdown, markdown tables with one row per test) of the master notebook."""
+    cells = [c for c in json.loads(paths.master(name).read_text())["cells"] if c["cell_type"] == "markdown"]
+    texts = ["".join(c["source"]) for c in cells]
+    tables = [len(t.splitlines()) - 2 for text in texts
+              for t in re.findall(r"^\|.*\|\n\|[-| :]+\|\n(?:\|.*\|(?:\n|$))+", text, re.M)]
+    return sum(len(t.split()) for t in texts), tables.count(len(tests(name)))
+
+
+def concepts(name: str) -> list[str]:
+    """The concept= of each test cell's `kit.case` call, in order."""
+    return [m.group(1) for _, source in test_cells(paths.master(name))
+            for m in [re.search(r'concept="([^"]+)"', source)] if m]

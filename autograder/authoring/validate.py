@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.authoring import readable
 from autograder.shared import paths, catalogue, config as settings
 from autograder.runner import sandbox
 
@@ -99,7 +100,7 @@ class _Payload:
 
 
 def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: queue.Queue,
-           validate: settings.ValidateSettings) -> Checked:
+           validate: settings.ValidateSettings, keep: Path | None = None) -> Checked:
     name = answer.name if answer else "(as shipped)"
     folder = work / assignment / name
     folder.mkdir(parents=True)
@@ -116,10 +117,14 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     finally:
         users.put(user)
     seconds = time.perf_counter() - t0
+    if keep is not None:   # --feedback: what the student read, for review
+        (keep / assignment).mkdir(parents=True, exist_ok=True)
+        (keep / assignment / f"{name}.txt").write_text(f"score {got.score:g}/{got.possible:g}\n{got.feedback}")
     if answer is None:
         return Checked(assignment, name, f"<{got.possible:g}", f"{got.score:g}", got.score < got.possible,
                    "" if got.score < got.possible else "the untouched notebook earns full marks", seconds)
     problems = [f"missing message {m!r}" for m in answer.messages if m not in got.feedback]
+    problems += readable.problems(got.feedback)
     problems += [f"{s!r} appears in the results" for s in answer.absent if s in got.results]
     problems += [f"{m} exists after grading" for m in answer.markers if Path(m).exists()]
     if survivors:
@@ -147,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=validate.jobs)
     parser.add_argument("--only", nargs="+", default=None, metavar="ANSWER",
                         help="grade only these answers (file names without .py), while editing")
+    parser.add_argument("--feedback", type=Path, default=None, metavar="DIR",
+                        help="write what each answer's student reads to DIR/<assignment>/<answer>.txt")
     args = parser.parse_args(argv)
     jobs = [(a, n) for n in args.names if n != "adversarial" for a in [None, *catalogue.answers(n)]]
     if "adversarial" in args.names:
@@ -158,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.jobs):
         users.put((grading_account(f"grader{i}"), grading_account(f"grader{i}x")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda job: _check(job[0], job[1], Path(tmp), users, validate), jobs))
+        rows = list(pool.map(lambda job: _check(job[0], job[1], Path(tmp), users, validate, args.feedback), jobs))
     print(f"\n{'assignment':22s} {'answer':34s} {'expected':>8s} {'got':>6s}  verdict   time")
     for r in rows:
         print(f"{r.assignment:22s} {r.answer:34s} {r.expected:>8s} {r.got:>6s}  "

@@ -40,7 +40,7 @@ from jax._src.interpreters import mlir as jax_mlir
 from jax.extend.mlir import ir
 
 from autograder.executor.handlers import Handlers
-from autograder.shared import dataflow, evidence, poison, stablehlo
+from autograder.shared import dataflow, errors, evidence, poison, stablehlo
 from autograder.shared.evidence import Call, KernelCall, Report, Run
 
 _handlers = Handlers()   # this process's: the course's kernels, the answer's C++ as compiled here
@@ -246,7 +246,7 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
             value = _flat(compiled(*args))
         except Exception as exc:  # the kernel rejected its operands or attributes, a callback failed: the answer's
             return Report(calls, None, {}, [], f"running it failed: {served.problem[:500]}" if served.problem
-                          else f"running it raised {type(exc).__name__}: {str(exc)[:300]}")
+                          else f"running it raised {errors.describe(exc)}")
         ffi = [i for i, c in enumerate(calls) if c.kind == "ffi"]
         host = [i for i, c in enumerate(calls) if c.kind == "host_callback"]
         pure = [i for i in host if not calls[i].side_effect]   # pure_callback's, not io_callback's
@@ -297,7 +297,7 @@ def call(text: str, index: int, operands: list, *, handlers: Handlers | None = N
         outputs = jax.ffi.ffi_call(c.target, results)(*shaped, **attributes)
         return KernelCall(c.operand_types, _flat(jax.block_until_ready(outputs)))
     except Exception as exc:  # the kernel rejected the call: the answer's
-        return KernelCall(c.operand_types, None, f"calling it raised {type(exc).__name__}: {str(exc)[:300]}")
+        return KernelCall(c.operand_types, None, f"calling it raised {errors.describe(exc)}")
 
 
 def _attribute_value(attribute: evidence.Attribute):
@@ -325,7 +325,7 @@ def _structure(text: str) -> evidence.Structure:
     try:
         return dataflow.structure(text)
     except Exception as exc:  # a malformed module: the answer's, reported
-        return evidence.Structure([], [], [], [], [], f"the program could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+        return evidence.Structure([], [], [], [], [], f"the program could not be read ({errors.describe(exc)})")
 
 
 def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Report | KernelCall:
@@ -349,5 +349,5 @@ def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Repor
                       bindings=bindings, serve=serve, replace=int(request.get("replace") or 0),
                       recorded=request.get("recorded"))
     except Exception as exc:  # a malformed module, an XLA error: the answer's, reported
-        refused = f"the program could not be read or run ({type(exc).__name__}: {str(exc)[:200]})"
+        refused = f"the program could not be read or run ({errors.describe(exc)})"
         return KernelCall([], None, refused) if is_call else Report([], None, {}, [], refused)

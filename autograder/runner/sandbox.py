@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.shared import compile_line, wire
+from autograder.shared import compile_line, errors, wire
 from autograder.shared.config import Limits
 from autograder.shared.probe import Unanswered
 
@@ -211,7 +211,7 @@ class Witness(LimitedProcess):
         """What the student should know about how the notebook ran."""
         notes = [f"Cell {i + 1} of your notebook {why}; it was skipped and the rest of the "
                  "notebook was run again without it." for i, why in sorted(self.skip.items()) if i >= 0]
-        notes += [f"Cell {e[0] + 1} of your notebook raised {str(e[1])[:300]}." for e in self.errors
+        notes += [f"Cell {e[0] + 1} of your notebook raised {errors.scrub(str(e[1]))[:300]}." for e in self.errors
                   if isinstance(e, list) and len(e) == 2 and isinstance(e[0], int) and e[0] not in self.skip]
         if -1 in self.skip:
             notes.append(f"Your notebook's process {self.skip[-1]} before running any cell.")

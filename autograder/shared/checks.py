@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.shared import wire
+from autograder.shared import chapter, errors, wire
 
 
 def fail(message: str):
@@ -24,18 +24,19 @@ def expect(condition: bool, message: str) -> None:
 
 
 def describe(exc: BaseException) -> str:
-    """'TypeError: the first line of its message' (at most 200 characters)."""
-    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
-    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+    """'TypeError: the first line of its message', as a student reads it (errors.describe:
+    XLA's codes and the host callback's traceback translated)."""
+    return errors.describe(exc)
 
 
-def verdict(exc: Exception, concept: str) -> AssertionError:
+def verdict(exc: Exception, concept: str, section: str = "") -> AssertionError:
     """A test's failure as the student reads it: its AssertionError (from the expect_*
     helpers) unchanged, any other exception escaping student code as one sentence naming
-    the concept; either way carrying the concept, for feedback()."""
+    the concept; either way carrying the concept and the chapter section, for feedback()."""
     if not isinstance(exc, AssertionError):
         exc = AssertionError(f"{concept} could not be checked: your code raised {describe(exc)}.")
     exc.concept = concept   # feedback() puts it before the sentence
+    exc.section = section   # and where to read after it
     return exc
 
 
@@ -45,7 +46,10 @@ def feedback(exc: BaseException) -> str:
     a student (autograder.runner.verdicts, and grader.check through autograder.student)."""
     sentence = str(exc).strip("'")
     concept = getattr(exc, "concept", "")
-    return f"{concept}: {sentence}" if concept and not sentence.startswith(concept) else sentence
+    text = f"{concept}: {sentence}" if concept and not sentence.startswith(concept) else sentence
+    text = errors.scrub(text)
+    read = chapter.where_to_read(getattr(exc, "section", ""))
+    return f"{text} {read}" if read else text
 
 
 def normwise(expected, atol: float, scaled: float) -> float:
@@ -70,31 +74,55 @@ def bind(primitive, *args, **params):
 
 
 def expect_close(actual, expected, *, what: str, hint: str = "",
-                 rtol: float = 1e-5, atol: float = 1e-6, scaled: float = 0.0) -> None:
+                 rtol: float = 1e-5, atol: float = 1e-6, scaled: float = 0.0, at=None) -> None:
     """Values, shape and finiteness of `actual` against a float64 reference. Where the
     reference is NaN or infinite, `actual` must be exactly that (NaN where NaN, an infinity
     of the same sign); where it is finite, `actual` must be finite and close. `scaled` adds
     that fraction of the reference's largest finite magnitude to `atol`: a float32 value
-    summed from terms that cancel errs by the terms' size, not its own (see normwise)."""
+    summed from terms that cancel errs by the terms' size, not its own (see normwise).
+    A failure names one counterexample (counterexample(): where, got, expected); `at`, the
+    input of the same shape as the result (or (name, input)), lets it say "at x[3] = -88.7"."""
     tail = f"; {hint}" if hint else ""
     _expect_data(actual, what, tail)
     actual, expected = np.asarray(actual), np.asarray(expected, dtype=np.float64)
     if actual.shape != expected.shape:
         fail(f"{what} has shape {actual.shape}, expected {expected.shape}{tail}")
+    got = actual.astype(np.float64)
     finite = np.isfinite(expected)
-    if not np.all(np.isfinite(actual[finite])):
-        bad = int(np.count_nonzero(~np.isfinite(actual[finite])))
-        fail(f"{what} contains {bad} NaN or infinite values where the reference is finite{tail}")
-    special = actual.astype(np.float64)[~finite]
-    if not np.array_equal(special, expected[~finite], equal_nan=True):
-        bad = int(np.count_nonzero(~((special == expected[~finite]) | (np.isnan(special) & np.isnan(expected[~finite])))))
-        fail(f"{what} differs from the reference at {bad} of the {special.size} entries where the reference "
-             f"is NaN or infinite (those must be exactly NaN, or an infinity of the same sign){tail}")
-    close = np.isclose(actual.astype(np.float64), expected, rtol=rtol, atol=normwise(expected, atol, scaled)) | ~finite
-    if not np.all(close):
-        err = np.abs(actual.astype(np.float64) - expected)
-        fail(f"{what} differs from the reference at {np.size(close) - np.count_nonzero(close)} "
-             f"of {np.size(close)} entries (largest error {np.max(err):.3g}){tail}")
+    wrong = finite & ~np.isfinite(got)
+    if np.any(wrong):
+        fail(f"{what} contains {np.count_nonzero(wrong)} NaN or infinite values where the reference is finite"
+             f"{counterexample(got, expected, wrong, at)}{tail}")
+    wrong = ~finite & ~((got == expected) | (np.isnan(got) & np.isnan(expected)))
+    if np.any(wrong):
+        fail(f"{what} differs from the reference at {np.count_nonzero(wrong)} of the {np.count_nonzero(~finite)} "
+             "entries where the reference is NaN or infinite (those must be exactly NaN, or an infinity of "
+             f"the same sign){counterexample(got, expected, wrong, at)}{tail}")
+    wrong = finite & ~np.isclose(got, expected, rtol=rtol, atol=normwise(expected, atol, scaled))
+    if np.any(wrong):
+        err = np.where(wrong, np.abs(got - expected), 0.0)
+        fail(f"{what} differs from the reference at {np.count_nonzero(wrong)} of {np.size(wrong)} "
+             f"entries{counterexample(got, expected, err, at)} (largest error {np.max(err):.3g}){tail}")
+
+
+def counterexample(got, expected, badness, at=None) -> str:
+    """': at x[3] = -88.7, got 0, expected -2.6e-37': the entry where `badness` (a mask or
+    an error) is largest, and, given `at` (the input of the result's shape, or (name, input)),
+    the input there; else its index."""
+    name, inputs = at if isinstance(at, tuple) else ("x", at)
+    index = np.unravel_index(int(np.argmax(badness)), np.shape(badness)) if np.ndim(badness) else ()
+    spot = "[" + ", ".join(str(int(i)) for i in index) + "]"
+    if inputs is not None and np.shape(inputs) == np.shape(badness):
+        where = f"{name}{spot if index else ''} = {number(np.asarray(inputs)[index])}"
+    else:
+        where = f"index {spot}" if index else "the scalar result"
+    return f": at {where}, got {number(got[index])}, expected {number(expected[index])}"
+
+
+def number(v) -> str:
+    """A value as a student reads it: float32's seven digits, nan and inf as NumPy prints them."""
+    v = float(v)
+    return f"{v:.7g}" if np.isfinite(v) else str(np.float32(v))
 
 
 def _expect_data(value, what: str, tail: str) -> None:

@@ -257,11 +257,11 @@ def connect(env, exercise: str = "") -> Ask:
 
 @contextlib.contextmanager
 def case(env, *, concept: str, exercise: str = "", before: Callable[[Ask], None] | None = None,
-         after: Callable[[Ask], None] | None = None):
+         after: Callable[[Ask], None] | None = None, section: str = ""):
     """A test's one ritual: `with kit.case(env, concept="...") as ask:` connects (with the
     exercise's observations; `before` and `after`, an exercise's checks of what every test
     presupposes, run first and once the block finished), and whatever fails inside reads as
-    checks.verdict makes it: the concept, then the sentence."""
+    checks.verdict makes it: the concept, then the sentence, then the chapter `section` to read."""
     try:
         ask = connect(env, exercise)
         if before is not None:
@@ -270,7 +270,7 @@ def case(env, *, concept: str, exercise: str = "", before: Callable[[Ask], None]
         if after is not None:
             after(ask)
     except Exception as exc:  # student code may raise anything
-        failure = checks.verdict(exc, concept)
+        failure = checks.verdict(exc, concept, section)
     else:
         return
     raise failure

@@ -27,6 +27,7 @@ from copy import copy as _copy
 import jax
 import numpy as np
 
+from autograder.shared import errors
 from autograder.shared.evidence import Handover, Lowered
 from autograder.witness import registry, substitute
 
@@ -65,7 +66,7 @@ def lowered(fn, specs: list) -> list[Lowered]:
         try:
             out.append(Lowered(jax.jit(fn, keep_unused=True).lower(*shapes).as_text()))
         except Exception as exc:  # the answer's code raised while tracing or lowering
-            out.append(Lowered("", f"{type(exc).__name__}: {str(exc)[:300]}"))
+            out.append(Lowered("", errors.describe(exc)))
     return out
 
 

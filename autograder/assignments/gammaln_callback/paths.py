@@ -123,7 +123,8 @@ def check_path(ask, side: Side, path: Path):
                                       replace=(side.scipy,) if path.scipy else (), optional=not path.must)
             if report is None:
                 return
-        checks.expect_close(first_output(report), path.reference, what=f"{what} on {DOMAIN}", **side.close)
+        checks.expect_close(first_output(report), path.reference, what=f"{what} on {DOMAIN}", at=path.args[0],
+                            **side.close)
         gates.check(report, side.eager if eager else side.compiled, what=what)
         if not path.scipy:
             continue
@@ -154,7 +155,7 @@ def _expect_program_from(ask, fn, what, reference, name, hint, *, derivative):
     rtol, atol = (1e-4, 1e-5) if derivative else (1e-5, 1e-6)
     report = compiled_program(ask, fn, (x,), what=what, hint=hint, replace=(name,))
     checks.expect_close(first_output(report), reference(x.astype(np.float64)), what=f"{what} (the grader's run)",
-                        rtol=rtol, atol=atol, hint=hint)
+                        rtol=rtol, atol=atol, hint=hint, at=x)
     gates.check(report, FROM_SCIPY[name], what=what)
 
 
@@ -205,7 +206,7 @@ def check_forward_special(ask, s, gammaln):
     NaN and inf where inf. Values only: the task lets a guard of the answer's own give them."""
     for name, fn in (("gammaln_cb", "gammaln_cb"), ("jax.jit(gammaln_cb)", "jax.jit(gammaln_cb)")):
         got = ask.run(f"{fn}(s)", s=probe.numpy(s), what=name, hint=FORWARD_HINT)
-        checks.expect_close(got, scipy32(gammaln, s), what=f"{name} on NaN, +inf and {DOMAIN}",
+        checks.expect_close(got, scipy32(gammaln, s), what=f"{name} on NaN, +inf and {DOMAIN}", at=s,
                             hint="gammaln_cb(nan) is nan and gammaln_cb(inf) is inf, as SciPy's gammaln gives")
 
 

@@ -122,7 +122,7 @@ def expect_shape_and_dtype(got, shape, what):
 def expect_exactly_doubled(value, want, what):
     """`value` is float32 and equal to `want` (the float64 x * 2) exactly."""
     checks.expect_dtype(value, np.float32, what=what, hint=DECLARE_HINT)
-    checks.expect_close(value, want, what=what, rtol=0, atol=0,
+    checks.expect_close(value, want, what=what, rtol=0, atol=0, at=np.asarray(want) / 2,   # x, exactly
                         hint="the result should be x doubled, with the same shape")
 
 
@@ -331,10 +331,13 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
     got = call.value
     same = got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
     if not same:
-        bad = (int(np.count_nonzero(~((got == want) | (np.isnan(got) & np.isnan(want)))))
-               if got.shape == want.shape else a.size)
+        if got.shape != want.shape:
+            checks.fail(f"Your host function's result on {on} has shape {got.shape}, not the input's "
+                        f"{want.shape}; it should return NumPy's float32 arr * 2 exactly.")
+        wrong = ~((got == want) | (np.isnan(got) & np.isnan(want)))
         checks.fail(f"Your host function's result on {on} differs from the reference arr * 2 "
-                    f"(shape {got.shape}, {bad} of {a.size} entries wrong); it should return "
+                    f"at {np.count_nonzero(wrong)} of {a.size} entries"
+                    f"{checks.counterexample(got, want, wrong, ('arr', a))}; it should return "
                     "NumPy's float32 arr * 2 exactly.")
 
 
@@ -358,8 +361,16 @@ def expect_same_results(first, second):
     same = first is not None and second is not None and len(first) == len(second) and all(
         np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q), equal_nan=True)
         for p, q in zip(first, second))
-    checks.expect(same, ("Your host function returned different results for the same input; a pure "
-                         "callback's result depends only on its arguments."))
+    if not same:
+        p, q = (np.asarray(first[0]), np.asarray(second[0])) if first and second else (None, None)
+        if p is not None and p.shape == q.shape and p.size and not np.array_equal(p, q, equal_nan=True):
+            index = np.unravel_index(int(np.argmax(~((p == q) | (np.isnan(p) & np.isnan(q))))), p.shape)
+            seen = (f" (at index [{', '.join(str(int(i)) for i in index)}]: first {checks.number(p[index])}, "
+                    f"then {checks.number(q[index])})")
+        else:
+            seen = ""
+        checks.fail(f"Your host function returned different results for the same input{seen}; a pure "
+                    "callback's result depends only on its arguments.")
 
 
 def expect_no_state_changes(calls):

@@ -59,9 +59,9 @@ def silu_grad_np64(x, w=None):
     return np.asarray(w, np.float64) * s * (1 + x64 * (1 - s))
 
 
-def expect_gradient_close(actual, expected, *, what, hint=""):
+def expect_gradient_close(actual, expected, *, what, hint="", at=None):
     """checks.expect_close at the tolerances of a float32 gradient (rtol 1e-4, atol 1e-5)."""
-    checks.expect_close(actual, expected, what=what, hint=hint, rtol=1e-4, atol=1e-5)
+    checks.expect_close(actual, expected, what=what, hint=hint, rtol=1e-4, atol=1e-5, at=at)
 
 
 # ---- preambles ----
@@ -214,7 +214,7 @@ def expect_a_kernel_computes_silu(ask, x, report, kernels):
     checks.expect(first.size == x.size,
                   f"Your forward kernel (target {target!r}), called directly on x of shape {shape}, "
                   f"returns {first.size} values first, not silu(x).")
-    checks.expect_close(first.reshape(x.shape), want,
+    checks.expect_close(first.reshape(x.shape), want, at=x,
                         what=f"Your forward kernel (target {target!r}) called directly on x of shape {shape}",
                         hint="it must return silu(x) = x·σ(x) as its first output, accurate for every finite x "
                              "and NaN where x is NaN")
