@@ -7,7 +7,8 @@ for one submission (the whole command, with Otter's cached image check that a ba
 once) and of its container alone (what each further submission costs); the same work done bare in one process in the image (execute the
 notebook's code, run its tests: autograder.authoring.bare_run, in a container with the
 same CPU and memory limits, container start included); the ratio container / bare; and the grading
-container's peak memory (the cgroup's own figure). Then the throughput of one batch of
+container's peak memory (the cgroup's own figure). Then each grader.check's seconds after Run
+All, as a student waits for it (autograder.authoring.check_timing). Then the throughput of one batch of
 `--batch` submissions (catalogue answers of the first assignment, cycled) with 1 and
 with 2 containers. `--swarm` (root) adds the same batch on make grade's Swarm backend, on a
 two-node swarm on this machine (autograder.host.local_swarm): with the worker drained (one
@@ -105,6 +106,20 @@ def import_seconds(config: settings.Config) -> dict:
         for what, statement in IMPORTS.items()}
 
 
+def check_seconds(names: list[str], config: settings.Config) -> list[str]:
+    """Each grader.check cell's seconds after Run All (autograder.authoring.check_timing), run
+    unprivileged in the grading image with make grade's CPU and memory limits."""
+    root = paths.repo_root()
+    out = subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo:ro", "-w", "/repo", "--user", "student",
+         "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory, "-e", "HOME=/tmp",
+         "-e", "PYTHONPATH=/repo", config.image, "python", "-m", "autograder.authoring.check_timing", *names],
+        capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return [f"{r['name']:22s} " + ", ".join(f"{s:.2f} s" for s in r["checks"])
+            + f"  (Run All {r['run_all']:.1f} s{'' if r['all_passed'] else ', NOT all passed'})" for r in rows]
+
+
 def throughput(name: str, work: Path, batch: int, config: settings.Config) -> dict[int, float]:
     folder = work / "batch"
     folder.mkdir()
@@ -177,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\nwhere the container's time goes (seconds):")
         for name, row in profiles:
             print(profile(name, row, imports), flush=True)
+        print("\ngrader.check after Run All (the student's view: reference answer, Jupyter kernel in the image):")
+        for line in check_seconds(args.names, config):
+            print(line, flush=True)
         minutes = throughput(args.names[0], work, args.batch, config)
         print(f"\nbatch of {args.batch} {args.names[0]} submissions: "
               + ", ".join(f"{n} container{'s' * (n > 1)}: {m:.1f} min ({args.batch / m:.1f}/min)"

@@ -49,7 +49,9 @@ def feedback(exc: BaseException) -> str:
     text = f"{concept}: {sentence}" if concept and not sentence.startswith(concept) else sentence
     text = errors.scrub(text)
     read = chapter.where_to_read(getattr(exc, "section", ""))
-    return f"{text} {read}" if read else text
+    if not read:
+        return text
+    return f"{text}{'' if text.endswith('.') else '.'} {read}"
 
 
 def normwise(expected, atol: float, scaled: float) -> float:

@@ -1,11 +1,13 @@
 """The student's path in a real browser: make lab's server (docker/lab.sh, the lab image,
 unprivileged), headless Chromium from Debian driven by Playwright. For every assignment:
 open the student notebook, type a wrong answer from the catalogue into the answer cell,
-run all: grader.check shows its failure sentence, and the export cell, run
+run all: grader.check shows its failure sentence (a counterexample where values differ,
+and the chapter section to read), and the export cell, run
 before saving, refuses and writes no zip; then the reference, Kernel > Restart and Run All: every check passes; save,
 run the export cell, download the zip through the page and grade it with make grade's
 path: the catalogue's score. Screenshots of both go to dist/screenshots/."""
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -22,6 +24,8 @@ from tests.e2e.lab_page import CHROMIUM, LabNotebook
 WRONG = {"reduce_sum_rules": "wrong_jvp_scaled", "gammaln_callback": "wrong_derivative_is_gammaln",
          "silu_ffi": "wrong_backward_formula", "ffi_lowering": "wrong_batch_defvectorized",
          "pure_callback_doubler": "wrong_jnp_no_callback"}
+# what grader.check says of them is a value failure: it must name a counterexample (issue 39)
+COUNTEREXAMPLE = re.compile(r"differs from the reference at \d+ of \d+ entries: at [^,]+, got [^,]+, expected ")
 PORT = 18888
 SHOTS = ROOT / "dist" / "screenshots"
 
@@ -63,6 +67,9 @@ def test_a_student_in_the_browser(lab, name, tmp_path):
     checks = "\n".join(nb.outputs_of("grader.check("))
     nb.screenshot(first_check, SHOTS / f"{name}-wrong.png")
     assert wrong.messages[0] in checks, checks[-3000:]
+    assert "Read section 5." in checks, checks[-3000:]         # where to read, after the sentence
+    if name != "pure_callback_doubler":                         # its wrong answer has no callback at all
+        assert COUNTEREXAMPLE.search(checks), checks[-3000:]
     assert REFUSAL.split(":")[0] in nb.output(export), nb.output(export)   # not saved: refused
     assert set(root.joinpath(name).glob("*.zip")) == before
 
