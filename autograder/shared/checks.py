@@ -95,7 +95,7 @@ def expect_close(actual, expected, *, what: str, hint: str = "",
     if np.any(wrong):
         fail(f"{what} contains {np.count_nonzero(wrong)} NaN or infinite values where the reference is finite"
              f"{counterexample(got, expected, wrong, at)}{tail}")
-    wrong = ~finite & ~((got == expected) | (np.isnan(got) & np.isnan(expected)))
+    wrong = ~finite & unequal(got, expected)
     if np.any(wrong):
         fail(f"{what} differs from the reference at {np.count_nonzero(wrong)} of the {np.count_nonzero(~finite)} "
              "entries where the reference is NaN or infinite (those must be exactly NaN, or an infinity of "
@@ -105,6 +105,12 @@ def expect_close(actual, expected, *, what: str, hint: str = "",
         err = np.where(wrong, np.abs(got - expected), 0.0)
         fail(f"{what} differs from the reference at {np.count_nonzero(wrong)} of {np.size(wrong)} "
              f"entries{counterexample(got, expected, err, at)} (largest error {np.max(err):.3g}){tail}")
+
+
+def unequal(got, expected):
+    """Element-wise: the entries where `got` is not `expected` (NaN equals NaN here)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    return ~((got == expected) | (np.isnan(got) & np.isnan(expected)))
 
 
 def counterexample(got, expected, badness, at=None) -> str:

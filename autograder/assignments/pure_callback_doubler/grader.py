@@ -12,10 +12,8 @@ student's process can observe (the eager path, the jaxpr's callback equations, t
 function called directly, its purity) is asked through `ask.run`; every test that rests on
 it also requires the executor's verdict (`expect_program_from_callback`), so a notebook that
 forges its process's replies gains at most those tests, and only where its program is right.
-Verdicts use `checks`, and the gates of a program's report (gates.RAN, FROM_CALLBACK) are
-declared once below; the inputs each test uses stay in its cell. The witness's answers are
-typed records (autograder.shared.evidence: CallResult, HostCalls, HostPurity), read by
-attribute.
+Verdicts use `checks` and the gates declared below (gates.RAN, FROM_CALLBACK); each test's
+inputs stay in its cell; the witness answers with evidence records (CallResult, HostCalls).
 """
 import dataclasses
 
@@ -300,8 +298,7 @@ def expect_one_host_function(report, on=""):
 
 def expect_no_error(call, on, advice):
     """The host function, called on `on`, raised nothing; `advice` ends the message."""
-    if call.error is not None:
-        checks.fail(f"Your host function, called on {on}, raised {call.error}; {advice}")
+    checks.expect(call.error is None, f"Your host function, called on {on}, raised {call.error}; {advice}")
 
 
 def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
@@ -329,16 +326,12 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
                              "without converting to float64 (JAX casts a callback's result silently "
                              "and never calls it for an empty result, so only a direct call shows this)")
     got = call.value
-    same = got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
-    if not same:
-        if got.shape != want.shape:
-            checks.fail(f"Your host function's result on {on} has shape {got.shape}, not the input's "
-                        f"{want.shape}; it should return NumPy's float32 arr * 2 exactly.")
-        wrong = ~((got == want) | (np.isnan(got) & np.isnan(want)))
-        checks.fail(f"Your host function's result on {on} differs from the reference arr * 2 "
-                    f"at {np.count_nonzero(wrong)} of {a.size} entries"
-                    f"{checks.counterexample(got, want, wrong, ('arr', a))}; it should return "
-                    "NumPy's float32 arr * 2 exactly.")
+    checks.expect(got.shape == want.shape, f"Your host function's result on {on} has shape {got.shape}, not "
+                                           f"the input's {want.shape}; it should return NumPy's float32 arr * 2.")
+    wrong = checks.unequal(got, want)
+    checks.expect(not np.any(wrong), f"Your host function's result on {on} differs from the reference arr * 2 at "
+                        f"{np.count_nonzero(wrong)} of {a.size} entries{checks.counterexample(got, want, wrong, ('arr', a))}"
+                        "; it should return NumPy's float32 arr * 2 exactly.")
 
 
 # ---- purity of the host function ----
@@ -361,16 +354,11 @@ def expect_same_results(first, second):
     same = first is not None and second is not None and len(first) == len(second) and all(
         np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q), equal_nan=True)
         for p, q in zip(first, second))
-    if not same:
-        p, q = (np.asarray(first[0]), np.asarray(second[0])) if first and second else (None, None)
-        if p is not None and p.shape == q.shape and p.size and not np.array_equal(p, q, equal_nan=True):
-            index = np.unravel_index(int(np.argmax(~((p == q) | (np.isnan(p) & np.isnan(q))))), p.shape)
-            seen = (f" (at index [{', '.join(str(int(i)) for i in index)}]: first {checks.number(p[index])}, "
-                    f"then {checks.number(q[index])})")
-        else:
-            seen = ""
-        checks.fail(f"Your host function returned different results for the same input{seen}; a pure "
-                    "callback's result depends only on its arguments.")
+    p, q = (np.asarray(first[0], np.float64), np.asarray(second[0], np.float64)) if first and second else (0, 0)
+    wrong = checks.unequal(q, p) if np.shape(p) == np.shape(q) else False
+    seen = checks.counterexample(q, p, wrong) + " (the first call's)" if np.any(wrong) else ""
+    checks.expect(same, f"Your host function returned different results for the same input{seen}; a pure "
+                        "callback's result depends only on its arguments.")
 
 
 def expect_no_state_changes(calls):
