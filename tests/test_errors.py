@@ -62,3 +62,15 @@ def test_feedback_scrubs_what_was_formatted_elsewhere_and_names_the_section():
     assert not _raw(text), text
     assert "ValueError: boom" in text and text.endswith(
         "Read section 5.8 of the chapter (Implementing lowering rules for backends).")
+
+
+def test_validate_refuses_what_a_student_should_not_read():
+    from autograder.authoring import readable
+    failed = "        ❌ Test case failed\n        {}\n"
+    good = failed.format("The derivative: f differs from the reference at 1 of 2 entries: at x[1] = 2, got 1, "
+                         "expected 0.4227843 (largest error 0.577). Read section 5.4 of the chapter (Side-effect-free "
+                         "calls with jax.pure_callback).")
+    assert readable.problems(good) == []
+    bad = failed.format("The lowering: f differs from the reference at 3 of 3 entries (largest error 2); "
+                        "it raised JaxRuntimeError: INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch: x")
+    assert len(readable.problems(bad)) == 6, readable.problems(bad)   # codes, no got/expected, no section

@@ -15,6 +15,7 @@ _VALUES = re.compile(r"differs from the reference|NaN or infinite values where t
 def problems(feedback: str) -> list[str]:
     """Why `feedback` (everything the student read of one grading) is not readable."""
     found = [f"raw error text {r!r} in the feedback" for r in errors.RAW if r in feedback]
+    found += [f"an XLA error number {m!r} in the feedback" for m in re.findall(r"\bE\d{4}: [A-Za-z]+", feedback)]
     lines = feedback.splitlines()
     for i, line in enumerate(lines[:-1]):
         if line.strip() != FAILED:

@@ -120,11 +120,12 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     if keep is not None:   # --feedback: what the student read, for review
         (keep / assignment).mkdir(parents=True, exist_ok=True)
         (keep / assignment / f"{name}.txt").write_text(f"score {got.score:g}/{got.possible:g}\n{got.feedback}")
+    unreadable = readable.problems(got.feedback)
     if answer is None:
-        return Checked(assignment, name, f"<{got.possible:g}", f"{got.score:g}", got.score < got.possible,
-                   "" if got.score < got.possible else "the untouched notebook earns full marks", seconds)
-    problems = [f"missing message {m!r}" for m in answer.messages if m not in got.feedback]
-    problems += readable.problems(got.feedback)
+        ok = got.score < got.possible and not unreadable
+        return Checked(assignment, name, f"<{got.possible:g}", f"{got.score:g}", ok,
+                   "" if ok else "; ".join(unreadable or ["the untouched notebook earns full marks"]), seconds)
+    problems = [f"missing message {m!r}" for m in answer.messages if m not in got.feedback] + unreadable
     problems += [f"{s!r} appears in the results" for s in answer.absent if s in got.results]
     problems += [f"{m} exists after grading" for m in answer.markers if Path(m).exists()]
     if survivors:

@@ -8,6 +8,7 @@ before rms_norm_prim_p is defined, and every test fails.
 score: 0
 messages:
   - rms_norm_prim_p is not an untouched jax.extend.core.Primitive (or the answer cell stopped before defining it)
+  - "Cell 6 of your notebook raised an XLA error: the FFI target rms_norm is already registered with another handler."
 """
 import ctypes
 from pathlib import Path

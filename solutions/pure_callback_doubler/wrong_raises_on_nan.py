@@ -7,6 +7,7 @@ score: 8
 messages:
   - must not validate its input
   - pure_callback_doubler on shape (1000,) raised
+  - "raised ValueError: pure_callback_doubler needs finite values (raised in your host function host_double)"
 """
 def host_double(arr):
     arr = np.asarray(arr)

@@ -4,6 +4,7 @@ sums over the batch dimension instead.
 score: 7
 messages:
   - axis must shift with the batch dimension, and the rule must return where the output batch dimension is
+  - "raised an XLA error: the compiled program's input 0 is f32[3,4], but it was given f32[2,4]"
 """
 def _jvp(primals, tangents, *, axis):
     (x,), (t,) = primals, tangents
