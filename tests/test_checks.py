@@ -102,3 +102,12 @@ def test_a_poison_value_by_chance_is_not_evidence_that_a_piece_is_used():
     clean = np.array([0.5, pool[1], 3.0, 4.0], np.float32)
     assert not poison.changed(clean, clean.copy()).any()
     assert poison.covered(clean, clean.copy(), [4]).tolist() == [False, True, False, False]
+
+
+def test_a_counterexample_names_the_worst_entry_and_its_input():
+    got, want = np.float32([1, 5, 3]), np.float64([1, 2, 3])
+    assert checks.counterexample(got, want, np.abs(got - want), at=np.float32([0.5, 2.5, 4])) == \
+        ": at x[1] = 2.5, got 5, expected 2"
+    assert checks.counterexample(got, want, checks.unequal(got, want)) == ": at index [1], got 5, expected 2"
+    assert checks.counterexample(np.float32([]), np.float64([]), np.zeros(0, bool)) == ""   # nothing differs
+    assert checks.counterexample(np.float32(np.nan), np.float64(1), True) == ": at the scalar result, got nan, expected 1"

@@ -117,6 +117,8 @@ def counterexample(got, expected, badness, at=None) -> str:
     """': at x[3] = -88.7, got 0, expected -2.6e-37': the entry where `badness` (a mask or
     an error) is largest, and, given `at` (the input of the result's shape, or (name, input)),
     the input there; else its index."""
+    if not np.any(badness):   # nothing differs (an empty result included): no example to give
+        return ""
     name, inputs = at if isinstance(at, tuple) else ("x", at)
     index = np.unravel_index(int(np.argmax(badness)), np.shape(badness)) if np.ndim(badness) else ()
     spot = "[" + ", ".join(str(int(i)) for i in index) + "]"

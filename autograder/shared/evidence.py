@@ -357,6 +357,18 @@ class PurityCall:
     error: str | None = None
     effects: list[str] = field(default_factory=list)   # other effects, each a phrase ("wrote 40 bytes to /tmp/log ...")
 
+    def findings(self) -> list[tuple[str, str]]:
+        """Each effect the call showed, as (kind, detail), in the order the verdicts judge them:
+        "output" (its text), "state" (the first three names), "files" (opened), "made" (files
+        created or removed), "events", then each of `effects` as (its kind, its phrase): "file
+        descriptors", "arguments", "results", ... Each exercise words them its own way."""
+        names = [("the host function itself" if n == "(the host function)" else n)
+                 for n in self.changed + self.added + self.removed]
+        found = [("state", names), ("files", self.files), ("made", self.files_added + self.files_removed),
+                 ("events", self.events)]
+        return ([("output", self.output)] if self.output else []) + [(k, ", ".join(v[:3])) for k, v in found if v] \
+            + [(k, d) for k, _, d in (e.partition(": ") for e in self.effects)]
+
 
 @record
 @dataclass(frozen=True)

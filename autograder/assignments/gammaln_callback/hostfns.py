@@ -82,30 +82,32 @@ def expect_host_functions_pure(ask, a):
     report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__)", a=probe.numpy(a),
                      what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
     for call in report.calls:
-        checks.expect(not call.output, (
-            f"Your host function writes output on every call: {_first(call.output)} {_ON}; {_PURE} (JAX may "
-            "run a pure_callback any number of times, or not at all), so remove the print or logging."))
-        names = [("the host function itself" if n == "(the host function)" else n)
-                 for n in call.changed + call.added + call.removed]
-        checks.expect(not names, (
-            f"Your host function changes state that outlives the call ({', '.join(names[:3])}) {_ON}; {_PURE}: "
-            "do not append to module-level lists, count calls, assign globals or attributes, or change "
-            "process-wide settings such as np.seterr (np.errstate as a context manager is fine)."))
-        checks.expect(not call.files, (
-            f"Your host function opens files ({', '.join(call.files[:3])}) {_ON}; {_PURE}: it reads and "
-            "writes no files."))
-        made = call.files_added + call.files_removed
-        checks.expect(not made, (
-            f"Your host function creates or removes files ({', '.join(made[:3])}) {_ON}; {_PURE}: it does no I/O."))
-        checks.expect(not call.events, (
-            f"Your host function starts processes, opens sockets or removes files ({', '.join(call.events[:3])}) "
-            f"{_ON}; {_PURE}."))
-        for effect in call.effects:   # the doubler's witness._Purity's other effects, "kind: detail"
-            kind, _, detail = effect.partition(": ")
-            lead = {"file descriptors": "writes to a file on every call: it "}.get(kind, "")
-            checks.fail(f"Your host function {lead}{detail} {_ON}; {_PURE}: it only reads its argument and "
-                        "returns a new array (no logging handler or file opened beforehand, no in-place "
-                        "update, no shared output buffer).")
+        for kind, detail in call.findings():
+            checks.fail(_SENTENCES.get(kind, _EFFECT)(_first(detail) if kind == "output" else detail, kind))
+
+
+# evidence.PurityCall.findings' kinds -> the sentence (what was seen, its kind)
+_SENTENCES = {
+    "output": lambda what, kind: (
+        f"Your host function writes output on every call: {what} {_ON}; {_PURE} (JAX may run a pure_callback "
+        "any number of times, or not at all), so remove the print or logging."),
+    "state": lambda what, kind: (
+        f"Your host function changes state that outlives the call ({what}) {_ON}; {_PURE}: do not append to "
+        "module-level lists, count calls, assign globals or attributes, or change process-wide settings such as "
+        "np.seterr (np.errstate as a context manager is fine)."),
+    "files": lambda what, kind: (
+        f"Your host function opens files ({what}) {_ON}; {_PURE}: it reads and writes no files."),
+    "made": lambda what, kind: (
+        f"Your host function creates or removes files ({what}) {_ON}; {_PURE}: it does no I/O."),
+    "events": lambda what, kind: (
+        f"Your host function starts processes, opens sockets or removes files ({what}) {_ON}; {_PURE}."),
+}
+
+
+def _EFFECT(what, kind):   # the other effects (evidence.PurityCall.effects)
+    lead = {"file descriptors": "writes to a file on every call: it "}.get(kind, "")
+    return (f"Your host function {lead}{what} {_ON}; {_PURE}: it only reads its argument and returns a new array "
+            "(no logging handler or file opened beforehand, no in-place update, no shared output buffer).")
 
 
 _ON = "when the grader calls it directly on a NumPy float32 array"

@@ -21,6 +21,8 @@ import numpy as np
 
 from autograder.shared import checks, evidence, gates, probe, proofs, shapes
 from autograder.assignments.pure_callback_doubler import EXERCISE
+from autograder.assignments.pure_callback_doubler.purity import (  # noqa: F401  (the test cells' kit.expect_*)
+    expect_no_state_changes, expect_same_results, expect_silent)
 
 
 NOT_DEFINED = "pure_callback_doubler is not defined; define it in the answer cell and run that cell."
@@ -284,9 +286,6 @@ def doubled(a):
         return (a * np.float32(2)).astype(np.float64)
 
 
-_VIA = {"direct": "when the grader called it directly", "eager": "when JAX ran it for pure_callback_doubler",
-        "jit": "when JAX ran it for jax.jit(pure_callback_doubler)"}
-
 
 def expect_one_host_function(report, on=""):
     """The report (host_calls, host_purity) found exactly one pure_callback, whose
@@ -332,68 +331,3 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
     checks.expect(not np.any(wrong), f"Your host function's result on {on} differs from the reference arr * 2 at "
                         f"{np.count_nonzero(wrong)} of {a.size} entries{checks.counterexample(got, want, wrong, ('arr', a))}"
                         "; it should return NumPy's float32 arr * 2 exactly.")
-
-
-# ---- purity of the host function ----
-
-def expect_silent(calls):
-    """No call of the host function (a host_purity report's calls) wrote to stdout or
-    stderr (fds 1 and 2), whoever called it and on whichever input."""
-    loud = [c for c in calls if c.output]
-    checks.expect(not loud, (
-        f"Your host function prints or writes output (seen {_VIA[loud[0].via] if loud else ''}: print, print "
-        "to sys.__stdout__, os.write to file descriptor 1 or 2, logging, on some inputs only included); a pure "
-        "callback has no side effects (JAX may run it any number of times, or not at all), so remove it."))
-
-
-def expect_same_results(first, second):
-    """Two direct calls on the same input returned the same arrays, dtypes included (None:
-    the call raised; two that raised are the host function test's finding, not this one's)."""
-    if first is None and second is None:
-        return
-    same = first is not None and second is not None and len(first) == len(second) and all(
-        np.asarray(p).dtype == np.asarray(q).dtype and np.array_equal(np.asarray(p), np.asarray(q), equal_nan=True)
-        for p, q in zip(first, second))
-    p, q = (np.asarray(first[0], np.float64), np.asarray(second[0], np.float64)) if first and second else (0, 0)
-    wrong = checks.unequal(q, p) if np.shape(p) == np.shape(q) else False
-    seen = checks.counterexample(q, p, wrong) + " (the first call's)" if np.any(wrong) else ""
-    checks.expect(same, f"Your host function returned different results for the same input{seen}; a pure "
-                        "callback's result depends only on its arguments.")
-
-
-def expect_no_state_changes(calls):
-    """No call of the host function (a host_purity report's calls) changed, added or
-    removed state (a global, anything reachable from one, the host function itself or its
-    class, a process-wide setting), created or removed files, opened files, started a
-    process or a socket. What the wrapper does between calls is not judged here."""
-    for call in calls:
-        names = [("the host function itself" if n == "(the host function)" else n)
-                 for n in call.changed + call.added + call.removed]
-        checks.expect(not names, (
-            f"Your host function changed state that outlives the call ({', '.join(names[:3])}) {_VIA[call.via]}; "
-            "a pure callback must not append to lists (nested ones included), count calls (in a global, an "
-            "attribute or a class attribute), set attributes on itself, assign globals or closure variables, or "
-            "change process-wide settings such as np.seterr, because JAX may run it any number of times, or "
-            "not at all."))
-        checks.expect(not call.files, (
-            f"Your host function opened files ({', '.join(call.files[:3])}); a pure callback reads and "
-            "writes no files, anywhere (a file can change between calls): pass every value it needs as an argument."))
-        made = call.files_added + call.files_removed
-        checks.expect(not made, (
-            f"Your host function created or removed files ({', '.join(made[:3])}) {_VIA[call.via]}; a pure "
-            "callback does no I/O (use io_callback for side effects)."))
-        checks.expect(not call.events, (
-            f"Your host function started processes, opened sockets or removed files "
-            f"({', '.join(call.events[:3])}); a pure callback has no side effects."))
-        for effect in call.effects:   # purity.Purity's other effects, "kind: detail"
-            kind, _, detail = effect.partition(": ")
-            checks.fail(f"Your host function {_EFFECT.get(kind, 'has a side effect: ')}{detail} ({_VIA[call.via]}); "
-                        f"{_ADVICE.get(kind, 'a pure callback has none.')}")  # keys: the effect kinds
-
-
-_EFFECT = {"file descriptors": "writes to a file on every call: it ", "arguments": "", "results": ""}
-_ADVICE = {"file descriptors": "a pure callback does no I/O, through a logging handler or a file opened beforehand "
-                               "neither (use io_callback for side effects).",
-           "arguments": "a pure callback only reads its argument and returns a new array: compute arr * 2, not "
-                        "arr *= 2.",
-           "results": "a pure callback returns a new array on every call, whose values no later call changes."}
