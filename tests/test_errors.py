@@ -24,13 +24,13 @@ def test_an_error_in_a_host_function_reads_as_that_error_and_where():
     def host_half(a):
         raise ValueError("negative input")
     f = jax.jit(lambda x: jax.pure_callback(host_half, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
-    text = checks.describe(_raised(f, jnp.ones(3)))
+    text = errors.describe(_raised(f, jnp.ones(3)))
     assert text == "ValueError: negative input (raised in your host function host_half)", text
 
 
 def test_a_wrong_result_of_a_host_function_reads_as_jax_s_check():
     f = jax.jit(lambda x: jax.pure_callback(lambda a: np.ones(4, np.float32), jax.ShapeDtypeStruct(x.shape, x.dtype), x))
-    text = checks.describe(_raised(f, jnp.ones(3)))
+    text = errors.describe(_raised(f, jnp.ones(3)))
     assert text.startswith("RuntimeError: Incorrect output shape for return value #0: Expected: (3,), Actual: (4,)"), text
     assert "JAX's check of what your host function returned" in text and not _raw(text)
 
@@ -38,7 +38,7 @@ def test_a_wrong_result_of_a_host_function_reads_as_jax_s_check():
 def test_xla_s_codes_are_translated():
     compiled = jax.jit(lambda x: x * 2).lower(jnp.ones(3)).compile()
     exc = _raised(lambda: compiled.runtime_executable().execute_sharded([jax.device_put(np.ones(4, np.float32))]))
-    text = checks.describe(exc)
+    text = errors.describe(exc)
     assert text == "an XLA error: the compiled program's input 0 is f32[3], but it was given f32[4]", text
 
 

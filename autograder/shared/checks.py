@@ -23,18 +23,12 @@ def expect(condition: bool, message: str) -> None:
         fail(message)
 
 
-def describe(exc: BaseException) -> str:
-    """'TypeError: the first line of its message', as a student reads it (errors.describe:
-    XLA's codes and the host callback's traceback translated)."""
-    return errors.describe(exc)
-
-
 def verdict(exc: Exception, concept: str, section: str = "") -> AssertionError:
     """A test's failure as the student reads it: its AssertionError (from the expect_*
     helpers) unchanged, any other exception escaping student code as one sentence naming
     the concept; either way carrying the concept and the chapter section, for feedback()."""
     if not isinstance(exc, AssertionError):
-        exc = AssertionError(f"{concept} could not be checked: your code raised {describe(exc)}.")
+        exc = AssertionError(f"{concept} could not be checked: your code raised {errors.describe(exc)}.")
     exc.concept = concept   # feedback() puts it before the sentence
     exc.section = section   # and where to read after it
     return exc

@@ -63,7 +63,8 @@ def _folder_on_path() -> None:
 
 
 def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
-    from autograder.shared import checks, wire
+    from autograder.shared import wire
+    from autograder.shared.errors import describe
     from autograder.witness.evaluate import evaluate
 
     requests = os.fdopen(int(request_fd), "rb")
@@ -79,7 +80,7 @@ def main(cell_list: str, skip: str, request_fd: str, reply_fd: str) -> None:
         result = shell.run_cell(source, store_history=True)   # as ipykernel: In[n], Out[n], _
         if not result.success:
             exc = result.error_in_exec or result.error_before_exec
-            errors.append([index, checks.describe(exc) if exc else "an error"])
+            errors.append([index, describe(exc) if exc else "an error"])
     sys.stdout.flush()
     wire.send(replies, {"ready": {"errors": errors}})
     guard.restore()

@@ -9,7 +9,7 @@ import importlib
 
 import numpy as np
 
-from autograder.shared import checks, paths, wire
+from autograder.shared import checks, errors, paths, wire
 
 
 def _tools(exercise: str) -> dict:
@@ -57,4 +57,4 @@ def evaluate(user_ns: dict, expr: str, inputs: dict, exercise: str = "") -> dict
         value = eval(compile(expr, "<question>", "eval"), namespace)  # noqa: S307
         return {"ok": wire.encode(value)}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from student code too
-        return {"error": checks.describe(exc)}
+        return {"error": errors.describe(exc)}

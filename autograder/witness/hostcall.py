@@ -160,7 +160,7 @@ def call(host, *args, descriptors: bool = False):
     wrote, opened, started, whether JAX ran, the code objects of the Python functions that
     started, for this process only; with `descriptors`, what it did to the files held open
     before the call, fds 1 and 2 aside: HostCall.descriptors)."""
-    from autograder.shared.checks import describe
+    from autograder.shared.errors import describe
     from autograder.shared.evidence import HostCall
     mon, jax_dirs, ran_jax, codes = _monitoring, _jax_dirs(), [False], []
 

@@ -31,7 +31,7 @@ def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = 
     import jax.numpy as jnp
     from jax.extend.core import Primitive
 
-    from autograder.shared.checks import describe
+    from autograder.shared.errors import describe
     from autograder.shared.evidence import PrimitiveState
     cls = type(primitive)
     state = {"type": f"{cls.__module__}.{cls.__qualname__}", "plain": cls is Primitive,
@@ -240,7 +240,7 @@ def rule_dependence(fn: Callable, *args, primitive,
     tables, impl and lowerings are put back whatever happens."""
     import jax
 
-    from autograder.shared.checks import describe
+    from autograder.shared.errors import describe
     from autograder.shared.evidence import Report, Run
 
     def flat(outputs):
