@@ -35,19 +35,28 @@ from autograder.host import grade
 QUIET = lambda *_: None  # noqa: E731
 
 
+def in_image(config: settings.Config, *command: str, repo: str = "rw", workdir: str = "/tmp",
+             user: str | None = None) -> str:
+    """`command`'s stdout, run in a fresh container of the grading image with make grade's CPU
+    and memory limits, no network, this repository at /repo (mounted `repo`: "rw" or "ro") on
+    PYTHONPATH, as `user` (None: the image's default)."""
+    root = paths.repo_root()
+    as_user = ["--user", user, "-e", "HOME=/tmp"] if user else []
+    return subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo:{repo}", "-w", workdir, *as_user,
+         "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory,
+         "--memory-swap", config.containers.memory, "-e", "PYTHONPATH=/repo", config.image, *command],
+        capture_output=True, text=True, check=True).stdout
+
+
 def bare(name: str, config: settings.Config) -> dict:
     """Run autograder.authoring.bare_run on the reference notebook in a fresh container with
     make grade's CPU and memory limits (a floor measured on more CPUs would measure the CPUs)."""
     root = paths.repo_root()
     t0 = time.perf_counter()
-    out = subprocess.run(
-        ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo", "-w", "/tmp",
-         "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory,
-         "--memory-swap", config.containers.memory,
-         "-e", "PYTHONPATH=/repo", config.image, "python", "-m", "autograder.authoring.bare_run",
-         f"/repo/{paths.autograder_notebook(name).relative_to(root)}",
-         f"/repo/{paths.autograder_zip(name).relative_to(root)}"],
-        capture_output=True, text=True, check=True).stdout
+    out = in_image(config, "python", "-m", "autograder.authoring.bare_run",
+                   f"/repo/{paths.autograder_notebook(name).relative_to(root)}",
+                   f"/repo/{paths.autograder_zip(name).relative_to(root)}")
     result = json.loads(out.strip().splitlines()[-1])
     result["wall"] = time.perf_counter() - t0
     return result
@@ -109,12 +118,8 @@ def import_seconds(config: settings.Config) -> dict:
 def check_seconds(names: list[str], config: settings.Config) -> list[str]:
     """Each grader.check cell's seconds after Run All (autograder.authoring.check_timing), run
     unprivileged in the grading image with make grade's CPU and memory limits."""
-    root = paths.repo_root()
-    out = subprocess.run(
-        ["docker", "run", "--rm", "--network", "none", "-v", f"{root}:/repo:ro", "-w", "/repo", "--user", "student",
-         "--cpus", f"{config.containers.cpus:g}", "--memory", config.containers.memory, "-e", "HOME=/tmp",
-         "-e", "PYTHONPATH=/repo", config.image, "python", "-m", "autograder.authoring.check_timing", *names],
-        capture_output=True, text=True, check=True).stdout
+    out = in_image(config, "python", "-m", "autograder.authoring.check_timing", *names,
+                   repo="ro", workdir="/repo", user="student")
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return [f"{r['name']:22s} " + ", ".join(f"{s:.2f} s" for s in r["checks"])
             + f"  (Run All {r['run_all']:.1f} s{'' if r['all_passed'] else ', NOT all passed'})" for r in rows]
