@@ -26,6 +26,15 @@ def _operand_like(aval, example: np.ndarray) -> np.ndarray:
     return np.array(values.reshape(shape), dtype=dtype)   # a copy, C-ordered, 0-d kept
 
 
+def _callbacks(fn: Callable, example: np.ndarray):
+    """(equation, operands) of every pure_callback and io_callback equation of
+    make_jaxpr(fn)(example), in walk order: the operands are NumPy arrays shaped and typed
+    like the equation's (_operand_like)."""
+    for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
+        if eqn.primitive in (inspection.pure_callback_p, inspection.io_callback_p):
+            yield eqn, [_operand_like(v.aval, example) for v in eqn.invars]
+
+
 def host_functions(fn: Callable, example) -> list[HostFunction]:
     """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk
     order, with its host function (the student's own function; JAX's flattening wrapper is
@@ -36,11 +45,9 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
     from jax import tree_util
     example = np.asarray(example)
     report = []
-    for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
-        if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
-            continue
+    for eqn, operands in _callbacks(fn, example):
         host, avals = eqn.params["callback"], eqn.params["result_avals"]   # JAX's equation params (not evidence)
-        seen = hostcall.call(student_call(host, *[_operand_like(v.aval, example) for v in eqn.invars]))
+        seen = hostcall.call(student_call(host, *operands))
         returned = None if seen.error is not None else [
             HostArray([int(n) for n in np.shape(o)], str(np.asarray(o).dtype), type(o).__name__)
             for o in tree_util.tree_leaves(seen.result)]
@@ -64,16 +71,13 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
     example = np.asarray(example)
     purity, done, count = Purity(namespace), [], 0
     for fn in fns:
-        for eqn in inspection.iter_eqns(inspection.make_jaxpr(fn, example)):
-            if eqn.primitive not in (inspection.pure_callback_p, inspection.io_callback_p):
-                continue
+        for eqn, operands in _callbacks(fn, example):
             count += 1
             flat = eqn.params["callback"]   # JAX's equation params (not evidence)
             student = flat.callback_func
             if any(student is d for d in done):
                 continue
             done.append(student)
-            operands = [_operand_like(v.aval, example) for v in eqn.invars]
             purity.call(student, student_call(flat, *operands), "direct", given=operands)
             if len(operands) == 1:
                 host = functools.partial(student_call, flat)
