@@ -49,21 +49,17 @@ RUN --mount=type=secret,id=pip_ca \
 RUN useradd --create-home --uid 1000 --shell /bin/bash student \
  && useradd --no-create-home --uid 1001 --shell /usr/sbin/nologin executor
 
-# This project's packages; the compile recorder in front of every name of the compiler
-# (autograder/authoring/compiler_wrapper.py: the compiler itself, except in a grading);
-# then the chapter's kernels compiled once into a read-only
-# cache, so grading never pays the compile time for them, the silu_ffi template's headers
-# precompiled for the executor's builds of recorded units (autograder/executor/prefix.py),
-# and bytecode for the ~1,100 modules a grading imports (21 MB; 2.8 s less per grading:
+# This project's packages; then the chapter's kernels compiled once into a read-only cache,
+# so grading never pays the compile time for them, with the loader's audit module that copies
+# each library a notebook loads for the grader (kernels/loaded_audit.c), and bytecode for the
+# ~1,100 modules a grading imports (21 MB; 2.8 s less per grading:
 # autograder/authoring/bytecode.py).
 COPY pyproject.toml /opt/jax-interop/src/pyproject.toml
 COPY autograder /opt/jax-interop/src/autograder
 COPY kernels /opt/jax-interop/src/kernels
 RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
  && rm -rf /opt/jax-interop/src /tmp/* \
- && python -m autograder.authoring.compiler_wrapper \
  && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
- && python -m autograder.executor.prefix \
  && chmod -R a+rX,go-w /opt/jax-interop \
  && python -I -m autograder.authoring.bytecode
 

@@ -19,8 +19,8 @@ def test_every_exercise_lives_in_three_folders_spelled_alike():
 
 def test_a_record_says_what_the_platform_reads():
     assert exercises.get("gammaln_callback").witness_imports == ("scipy.special",)
-    assert [e.name for e in exercises.ALL if e.answer_cpp] == ["silu_ffi"]
+    assert [e.name for e in exercises.ALL if e.answer_kernels] == ["silu_ffi"]
     assert all(e.core for e in exercises.ALL)
     # an Otter assignment of no exercise (the runner's tests grade one) asks for nothing
     toy = exercises.record("q")
-    assert (toy.witness_imports, toy.answer_cpp) == ((), False)
+    assert (toy.witness_imports, toy.answer_kernels) == ((), False)

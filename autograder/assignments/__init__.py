@@ -23,7 +23,7 @@ class Exercise:
     name: str
     core: str                              # the core requirement, as the task text names it
     witness_imports: tuple[str, ...] = ()  # imported (and guarded) in the witness before the notebook
-    answer_cpp: bool = False               # the answer writes C++, which the grader compiles itself
+    answer_kernels: bool = False           # the answer writes C++: the executor runs the libraries its notebook loaded
     sections: Mapping[str, str] = field(default_factory=dict)   # concept -> the chapter section teaching it
 
     def case(self, env, *, concept: str, before=None, after=None):

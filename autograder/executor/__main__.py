@@ -4,11 +4,10 @@
 
 Started by autograder.runner (runner/executor_client.py) as the `executor` user, another uid than
 the witness's (so the student's process can neither signal, trace nor read it), with the
-same limits. It imports no student Python: it loads the course's kernels, and the C++ files
-the answer wrote (silu_ffi's), compiled here by the grader (autograder/executor/cpp.py,
-handlers.py, recorded.py). Requests: {"op": "sources", "sources", "headers", "skipped",
-"compiles"} (no reply; the runner's read_answer_cpp), then program.handle's {"op": "run" | "call" | "structure", ...}; replies:
-{"ok": data, "notes": [sentences for the student]}. While a program runs, each host callback
+same limits. It imports no student Python: it loads the course's kernels, and (silu_ffi's)
+the libraries the notebook loaded, as it loaded them, copied by the runner into
+$JAX_INTEROP_LOADED_LIBRARIES (autograder/runner/libraries.py, handlers.py). Requests:
+program.handle's {"op": "run" | "call" | "structure", ...}; replies: {"ok": data}. While a program runs, each host callback
 it reaches is sent as {"callback": {"index", "operands", "context"}}, answered by the runner
 with {"results": [...]} or {"error": text} (the witness's host function serves it).
 """
@@ -39,10 +38,6 @@ def main(request_fd: str, reply_fd: str) -> None:
     while True:
         message = wire.receive(requests.read, None)
         op = message.get("op")
-        if op == "sources":
-            program.answer_cpp(message.get("sources") or {}, message.get("headers") or {},
-                               message.get("skipped") or [], message.get("compiles") or [])
-            continue
         if op not in ("run", "call", "structure"):
             break
         for key in ("args", "operands", "recorded"):   # runner/executor_client.py ENCODED
@@ -50,7 +45,7 @@ def main(request_fd: str, reply_fd: str) -> None:
                 message[key] = wire.decode(message[key])
         reply = program.handle(message, serve=serve)
         sys.stdout.flush()
-        wire.send(replies, {"ok": wire.encode(reply), "notes": program.notes()})
+        wire.send(replies, {"ok": wire.encode(reply)})
 
 
 if __name__ == "__main__":

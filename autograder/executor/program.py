@@ -1,7 +1,7 @@
 """Run the program an answer built, as data, with no student Python: the StableHLO text of
 `jax.jit(fn).lower(*args)` that the witness handed over, read and run here on the grader's
 inputs, with only handlers the grader chose loaded (autograder/executor/handlers.py: the
-course's kernels; the C++ files the answer wrote, compiled by the grader). __main__.py runs this
+course's kernels; the library the notebook loaded, as it loaded it). __main__.py runs this
 in its own unprivileged process; Otter's in-process checks call it directly.
 
 `report(text, args)` gives an evidence.Report, all computed from the program itself:
@@ -43,23 +43,12 @@ from autograder.executor.handlers import Handlers
 from autograder.shared import dataflow, errors, evidence, poison, stablehlo
 from autograder.shared.evidence import Call, KernelCall, Report, Run
 
-_handlers = Handlers()   # this process's: the course's kernels, the answer's C++ as compiled here
+_handlers = Handlers()   # this process's: the course's kernels, the answer's libraries as loaded
 
 
 def course_targets() -> set[str]:
     """Register the course's kernels and the poison handler (once); their target names."""
     return _handlers.course()
-
-
-def answer_cpp(sources: dict, headers: dict, skipped: list, compiles: list) -> None:
-    """The notebook's compiler runs and the C++ files it wrote, for this process's handlers
-    (handlers.Handlers.answer_cpp)."""
-    _handlers.answer_cpp(sources, headers, skipped, compiles)
-
-
-def notes() -> list[str]:
-    """What the student should know of how the grader built their C++ (handlers.Handlers.notes)."""
-    return list(_handlers.notes)
 
 
 def _module(text: str) -> ir.Module:

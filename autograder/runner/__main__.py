@@ -49,7 +49,8 @@ from autograder.shared import cases, config as settings, gradable, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
 from autograder.runner import verdicts
-from autograder.runner.executor_client import USER as EXECUTOR_USER, Executor, read_answer_cpp
+from autograder.runner.executor_client import USER as EXECUTOR_USER, Executor
+from autograder.runner.libraries import Libraries
 from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
@@ -88,6 +89,11 @@ def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> 
     return listing
 
 
+def _pid_of(witness: Witness | None):
+    """() -> the live witness's process id (None when it is not running)."""
+    return lambda: witness.proc.pid if witness is not None and witness.proc is not None else None
+
+
 def _unanswerable(reason: str):
     def answer(expr, inputs, serving=False):
         raise Unanswered(reason)
@@ -119,8 +125,10 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             witness = Witness(work / "student", limits, user,
                               cells=student_copy(found.notebook, nb, work, user, assignment))
             answer = witness.answer
-        read_cpp = (lambda: read_answer_cpp(work / "student", user, limits)) if exercises.record(assignment).answer_cpp else None
-        executor = Executor(work / "executor", limits, executor_user, read_cpp=read_cpp)
+        executor = Executor(work / "executor", limits, executor_user)
+        executor.libraries = Libraries(work / "student", pwd.getpwnam(user).pw_uid, limits,
+                                       work / "executor" / "libraries", _pid_of(witness),
+                                       exercises.record(assignment).answer_kernels)
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         clock = lambda: {**env.ask.spent, "notebook": witness.notebook_s if witness else 0.0}  # noqa: E731
         for test_file in tests:
@@ -132,7 +140,6 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             _log_output(witness)
         if executor is not None:
             executor.close()
-            notes += executor.notes
             _log_output(executor, "the grader's runs of the answer's programs")
         kill_user(user)
         kill_user(executor_user)

@@ -23,9 +23,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.shared import compile_line, errors, wire
+from autograder.shared import errors, wire
 from autograder.shared.config import Limits
 from autograder.shared.probe import Unanswered
+from autograder.runner.libraries import witness_env
 
 
 # What a reply that is not a well-formed message raises while it is read and used.
@@ -154,12 +155,6 @@ class LimitedProcess:
         self._stop(grace=0)
 
 
-def compile_log(work: Path) -> Path:
-    """Where the notebook's compiler runs are recorded (autograder/authoring/compiler_wrapper.py): beside
-    the witness's kernel cache, which the runner's walk for C++ files leaves out."""
-    return work / ".cache" / "compiles"
-
-
 @dataclass
 class Witness(LimitedProcess):
     cells: Path = Path()                                 # the cells to run: autograder.shared.gradable
@@ -169,7 +164,7 @@ class Witness(LimitedProcess):
 
     def _spawn(self) -> None:
         self._spawn_module("autograder.witness", str(self.cells), ",".join(map(str, sorted(self.skip))) or "-",
-                           env={compile_line.LOG_ENV: str(compile_log(self.work))})
+                           env=witness_env(self.work))   # a copy of each library the notebook loads
 
     # ----------------------------------------------------------- notebook ---
     def _start(self) -> None:

@@ -59,13 +59,9 @@ class Limits:
     output_bytes: int = doc("how much of the notebook's output the instructor's log keeps")
     notebook_bytes: int = doc("the largest notebook accepted (a zip's notebook too)")
     message_bytes: int = doc("the largest reply the runner reads from the witness")
-    cpp_file_bytes: int = doc("the largest C++ source or header of the answer the runner reads for the executor")
-    cpp_bytes: int = doc("all the answer's C++ files together (the message to the executor, and what it compiles)")
-    cpp_sources: int = doc("the most C++ sources the executor compiles, each on its own (three standards at worst)")
-    cpp_folder_entries: int = doc("folder entries the runner looks at when it walks the notebook's folders for C++ files")
-    compile_record_bytes: int = doc("the largest record of one compiler run of the notebook (its units compressed)")
-    compile_records_bytes: int = doc("all the compiler runs' records together")
-    compile_records: int = doc("the latest compiler runs read (a build tool's checks make many)")
+    loaded_library_bytes: int = doc("the largest library of the notebook's own the runner copies for the executor (the library it loaded, as it loaded it)")
+    loaded_libraries_bytes: int = doc("all the notebook's own loaded libraries copied together")
+    loaded_libraries: int = doc("the most libraries of the notebook's own the runner reads the copies of (in the order they were loaded)")
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 
 Runs where the student's code runs (the witness; the notebook itself under Otter's own
 runs). `install()` (before the notebook runs) records every FFI target registration with
-the address of its handler, the library that holds it and the exported name that is that
-address, and registers the grader's poison handler (kernels/poison.cc). So two names for
-one handler count as one (`handler`), the course's own kernels are told apart from the
-student's, and the executor learns which exported function each target is (`bindings`,
-handed over with every program by autograder/witness/handover.py).
+the address of its handler and where the dynamic loader put it (the library's name, its
+load address, the handler's offset: autograder/shared/linkmap.py), and registers the
+grader's poison handler (kernels/poison.cc). So two names for one handler count as one
+(`handler`), the course's own kernels are told apart from the student's, and the executor
+learns which function of which loaded library each target is (`bindings`, handed over with
+every program by autograder/witness/handover.py; the library's bytes come from the capture
+the loader's audit module made when the notebook loaded it: kernels/loaded_audit.c).
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import ctypes
 import functools
 import os
 
-from autograder.shared import compile_line, poison
-from kernels.build import address_of, locate
+from autograder.shared import linkmap, poison
+from kernels.build import address_of
 
-_registry: dict[str, dict] = {}   # target name -> {"handler": address, "library": path, "symbol": name}
+_registry: dict[str, dict] = {}   # target name -> _located(its handler)
 
 # Bound at import, before any student code runs.
 _capsule_name = ctypes.pythonapi.PyCapsule_GetName
@@ -35,12 +37,12 @@ def _handler_address(fn) -> int | None:
 
 
 def _located(address: int | None) -> dict:
-    """{"handler": address, "library": the path of the library that holds it, "symbol": the
-    exported name that is exactly this address ("" when there is none), "digest": the
-    sha256 of the library's file as it is when registered (None when it is gone), by which
-    the executor finds the compiler run that made it (autograder/witness/compile_record.py)}."""
-    library, symbol = locate(address)
-    return {"handler": address, "library": library, "symbol": symbol, "digest": compile_line.digest(library)}
+    """{"handler": address, "name": the name the loader knows its library by, "base": that
+    library's load address, "library": the library's real path, "symbol": the exported name
+    that is exactly this address ("" when there is none)}."""
+    name, base, symbol = linkmap.object_of(address)
+    return {"handler": address, "name": name, "base": base, "symbol": symbol,
+            "library": os.path.realpath(name) if name else ""}
 
 
 def _record(name, fn) -> None:
@@ -105,10 +107,18 @@ def handler(target: str) -> dict:
 
 
 def bindings() -> dict:
-    """Which exported function each FFI target registered here is, for the executor (which
-    runs its own build of the answer's C++, autograder/executor/handlers.py):
-    {target: {"symbol": name or "", "course": whether the course's library holds it,
-    "library": {"path", "sha256"} of the library file it was registered from}}."""
-    return {target: {"symbol": entry["symbol"], "course": _course_library(entry["library"]),
-                     "library": {"path": entry["library"], "sha256": entry.get("digest")}}
-            for target, entry in _registry.items() if target != poison.TARGET}
+    """Which function of which loaded library each FFI target registered here is, for the
+    executor (which loads the bytes of that library as the notebook loaded them:
+    autograder/executor/handlers.py): {target: {"symbol": its exported name or "", "course":
+    whether the course's library holds it, "library": {"name": the name the loader knows it
+    by, "base": its load address, "path": its real path}, "offset": the handler's offset from
+    the base}}; a handler no loaded library holds has no "library"."""
+    found = {}
+    for target, entry in _registry.items():
+        if target == poison.TARGET:
+            continue
+        found[target] = {"symbol": entry["symbol"], "course": _course_library(entry["library"])}
+        if entry["name"] and entry["handler"] is not None:
+            found[target].update(library={"name": entry["name"], "base": entry["base"], "path": entry["library"]},
+                                 offset=entry["handler"] - entry["base"])
+    return found

@@ -4,7 +4,7 @@ from autograder.assignments import Exercise
 EXERCISE = Exercise(
     name="silu_ffi",
     core="the values and the gradient of silu_ffi come from two C++ kernels of the student's own, a forward and a backward one",
-    answer_cpp=True,   # the grader compiles every C++ file the notebook wrote, for the executor
+    answer_kernels=True,   # the executor runs the libraries the notebook loaded, as it loaded them
     sections={   # each test's concept -> the chapter section that teaches it
         'The forward kernel': '5.10',
         'The backward kernel': '5.10',

@@ -1,0 +1,208 @@
+"""The libraries the notebook loaded, as it loaded them, handed to the executor.
+
+The witness runs with kernels/loaded_audit.c in LD_AUDIT (sandbox.py): whenever the dynamic
+loader maps a file the student's user owns (a library the notebook built, by any route), the
+audit module copies it, while it is still there, into the witness's capture folder
+(`capture_folder`), with a record of the name the loader knows it by and its load address.
+When a program names one of the answer's FFI targets, the witness says which library (that
+name and address, in its live process) and which offset the handler is
+(autograder/witness/registry.py); here, as root, the captures of the live witness are read
+(the folder opened component by component without following a link; only regular files the
+student owns, within limits.loaded_library_bytes each, loaded_libraries_bytes and
+loaded_libraries in all) and copied into the executor's folder as <sha256>.so, each also
+named for the audit module's lookup of dependencies (n-<fnv1a64 of its full name>,
+b-<fnv1a64 of its last component>), so a library that needs another of the notebook's finds
+its copy. The claim handed on carries the sha256 (or, when there is no copy, why not).
+
+The copies are the student's word like the C++ they came from: the executor runs them as
+the student's machine code, in its own process, on the grader's inputs.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.shared.config import Limits
+from autograder.shared.linkmap import AUDIT_MODULE
+
+CAPTURE = Path(".cache") / "loaded"   # in the witness's folder, beside its kernel cache
+AUDIT_ENV = "JAX_INTEROP_LOADED_CAPTURE"
+LIBRARIES_ENV = "JAX_INTEROP_LOADED_LIBRARIES"
+
+
+def audit_module() -> str | None:
+    """The audit module's path in this image, None when it has none."""
+    folder = os.environ.get("JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels")
+    path = os.path.join(folder, AUDIT_MODULE)
+    return path if os.path.isfile(path) else None
+
+
+def witness_env(work: Path) -> dict:
+    """The witness's environment for the capture (none when the image has no audit module)."""
+    module = audit_module()
+    return {"LD_AUDIT": module, AUDIT_ENV: str(work / CAPTURE)} if module else {}
+
+
+def executor_env(folder: Path) -> dict:
+    module = audit_module()
+    return {LIBRARIES_ENV: str(folder), **({"LD_AUDIT": module} if module else {})}
+
+
+def fnv1a64(data: bytes) -> int:
+    """The audit module's hash of a name (64-bit FNV-1a)."""
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+@dataclass(frozen=True)
+class Capture:
+    pid: int
+    number: int
+    name: bytes      # the name the loader knew the library by
+    base: int        # its load address
+
+
+class Libraries:
+    """The captures of one grading's witness, copied for its executor on demand.
+    `student`: the witness's folder; `uid`: the student's; `target`: the executor's folder
+    of libraries (root's, readable by the executor); `pid`: the live witness's process id;
+    `runs_answer`: whether this task runs the answer's own C++ (its record's answer_kernels)."""
+
+    def __init__(self, student: Path, uid: int, limits: Limits, target: Path, pid: Callable[[], int | None],
+                 runs_answer: bool) -> None:
+        self.student, self.uid, self.limits, self.target = student, uid, limits, target
+        self.pid, self.runs_answer = pid, runs_answer
+        self._copied: dict[tuple[int, int], str] = {}   # (pid, number) -> sha256, or "" when not copied
+        self._bytes = 0
+        self.problems: list[str] = []                   # why a capture was not copied
+
+    def claims(self, bindings: dict) -> dict:
+        """`bindings` (the witness's, registry.bindings) with each of the answer's libraries
+        given the sha256 of its copy in the executor's folder, or why there is none."""
+        out = {}
+        for target, claim in (bindings or {}).items():
+            claim = dict(claim) if isinstance(claim, dict) else {}
+            library = claim.get("library")
+            if isinstance(library, dict) and not claim.get("course"):
+                claim["library"] = {**library, **self._copy_of(library)}
+            out[str(target)] = claim
+        return out
+
+    def _copy_of(self, library: dict) -> dict:
+        name = str(library.get("name") or "")
+        shown = os.path.basename(name) or "its library"
+        if not self.runs_answer:
+            return {"missing": f"{shown}, which is not one of the course's kernels, and this task runs no C++ "
+                               "of yours"}
+        pid = self.pid()
+        captures = self._captures(pid) if pid else []
+        self._copy_all(captures)
+        want = (os.fsencode(name), library.get("base"))
+        for capture in reversed(captures):   # the latest of that name at that address
+            if (capture.name, capture.base) == want and self._copied.get((capture.pid, capture.number)):
+                return {"sha256": self._copied[(capture.pid, capture.number)]}
+        why = f" ({self.problems[-1]})" if self.problems else ""
+        return {"missing": f"{shown}, of which the grader found no copy taken when your notebook loaded it{why}; "
+                           "the grader runs the library your notebook loaded, copied as it is loaded, so load "
+                           "it from a file your notebook wrote and leave the grader's .cache folder alone"}
+
+    def _captures(self, pid: int) -> list[Capture]:
+        """The capture records of process `pid`, in the order they were made."""
+        fd = _open_folder(self.student, CAPTURE)
+        if fd is None:
+            return []
+        try:
+            found = []
+            for entry in os.listdir(fd):
+                head, _, rest = entry.partition("-")
+                number, dot, kind = rest.partition(".")
+                if kind != "txt" or not dot or head != str(pid) or not number.isdigit():
+                    continue
+                data, _ = _read_owned(entry, fd, self.uid, 1 << 16)
+                base, newline, name = (data or b"").partition(b"\n")
+                try:
+                    found.append(Capture(pid, int(number), name, int(base, 16)))
+                except ValueError:
+                    continue
+            return sorted(found, key=lambda c: c.number)[:self.limits.loaded_libraries]
+        finally:
+            os.close(fd)
+
+    def _copy_all(self, captures: list[Capture]) -> None:
+        """Copy each capture not copied yet into the executor's folder (all of them: one
+        library may need another), within the limits."""
+        fresh = [c for c in captures if (c.pid, c.number) not in self._copied]
+        if not fresh:
+            return
+        fd = _open_folder(self.student, CAPTURE)
+        if fd is None:
+            return
+        try:
+            for capture in fresh:
+                self._copied[(capture.pid, capture.number)] = self._copy(capture, fd)
+        finally:
+            os.close(fd)
+
+    def _copy(self, capture: Capture, folder_fd: int) -> str:
+        left = self.limits.loaded_libraries_bytes - self._bytes
+        data, problem = _read_owned(f"{capture.pid}-{capture.number}.so", folder_fd, self.uid,
+                                    min(self.limits.loaded_library_bytes, max(left, 0)))
+        if data is None:
+            self.problems.append(f"{os.path.basename(os.fsdecode(capture.name))}: {problem}")
+            return ""
+        self._bytes += len(data)
+        digest = hashlib.sha256(data).hexdigest()
+        self.target.mkdir(mode=0o755, exist_ok=True)
+        path = self.target / f"{digest}.so"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, path)
+        for key in (f"n-{fnv1a64(capture.name):016x}", f"b-{fnv1a64(os.path.basename(capture.name)):016x}"):
+            link = self.target / key
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(path.name)
+        return digest
+
+
+def _open_folder(top: Path, relative: Path) -> int | None:
+    """`top`/`relative` opened as a folder, each component without following a link; None
+    when it is not there (the notebook loaded nothing of its own)."""
+    try:
+        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    for part in relative.parts:
+        try:
+            fd, parent = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd), fd
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(parent)
+    return fd
+
+
+def _read_owned(name: str, folder_fd: int, uid: int, max_bytes: int) -> tuple[bytes | None, str]:
+    """The bytes of the file `name` in the folder open as `folder_fd` when it is a regular file
+    owned by `uid` of at most `max_bytes`, else None and why not."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
+    except OSError as exc:   # ELOOP: a symbolic link
+        return None, "it is a symbolic link" if exc.errno == errno.ELOOP else f"it could not be opened ({exc.strerror})"
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            return None, "it is not a file the notebook wrote"
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        return None, f"it is larger than the {max_bytes >> 20} MB the grader copies"
+    return data, ""
