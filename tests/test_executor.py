@@ -80,7 +80,7 @@ def test_a_program_asked_again_is_compiled_once_unless_a_target_means_another_fu
     (lambda: _text(lambda v: jax.pure_callback(lambda a: a, jax.ShapeDtypeStruct(v.shape, v.dtype), v), X),
      "it runs a host callback and nobody serves it"),
     (lambda: _text(lambda v: jax.ffi.ffi_call("students_own", jax.ShapeDtypeStruct(v.shape, v.dtype))(v), X),
-     "it calls the FFI target students_own, which was not registered from a function that a kernel library exports"),
+     "it calls the FFI target students_own, which your notebook did not register from a function of a library it loaded"),
     (lambda: _text(_rms_prim(), X[:2]), "the program does not take the grader's inputs (tensor<2x8xf32>)"),
     (lambda: "module { this is not a program", "the program could not be read or run (MLIRError"),
 ])

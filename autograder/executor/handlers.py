@@ -116,7 +116,7 @@ class Handlers:
         if digest in self._poison or path in self._poison:
             return "the grader's own poison kernel"
         if not library:
-            return "no library your notebook loaded"
+            return ""
         name = os.path.basename(str(library.get("name") or path)) or "its library"
         if not digest:
             return str(library.get("missing") or f"{name}, of which the grader has no copy as your notebook loaded it")
@@ -127,16 +127,20 @@ class Handlers:
         (once), or why it does not load."""
         if digest not in self._loaded:
             folder = Path(os.environ.get("JAX_INTEROP_LOADED_LIBRARIES") or ".")
+            path = str(folder / f"{digest}.so")
             try:
-                self._loaded[digest] = ctypes.CDLL(str(folder / f"{digest}.so"))
+                self._loaded[digest] = ctypes.CDLL(path)
             except OSError as exc:
-                self._loaded[digest] = f"{name}, which {unloadable(str(exc))}"
+                self._loaded[digest] = f"{name}, which {unloadable(str(exc).replace(path + ': ', ''))}"
         return self._loaded[digest]
 
     def _bind(self, target: str, claim: dict) -> str:
         """Register `target` here as the function `claim` names; "" or why not."""
         symbol = str(claim.get("symbol") or "") or "a function"
         library = self._library_of(claim)
+        if not library:
+            return (f"it calls the FFI target {target}, which your notebook did not register from a function of a "
+                    "library it loaded")
         if not isinstance(library, ctypes.CDLL):
             return f"the FFI target {target} is registered from {symbol} in {library}"
         address = self._address(claim)
@@ -154,8 +158,8 @@ class Handlers:
 def unloadable(error: str) -> str:
     """Why a library did not load here, from the dynamic loader's message, as the end of a
     sentence ("... which <this>")."""
-    if "wrong ELF class" in error or "invalid ELF header" in error or "ELF file" in error:
-        return f"was built for another architecture or is not a shared library ({error.split(': ')[-1]})"
+    if any(sign in error for sign in ("wrong ELF class", "invalid ELF header", "ELF file", "file too short")):
+        return f"was built for another architecture or is not a shared library ({error})"
     if "cannot open shared object file" in error:
         needed = error.split(":")[0].strip()
         return (f"needs {needed}, which neither your notebook loaded nor the grading image has; load it in your "
