@@ -1,12 +1,8 @@
 """Valid: the notebook runs the compiler by its full path in LLVM's own folder
-(/usr/lib/llvm-*/bin/clang++), which the grading image does not record. The library it
-loads was then made by no recorded compiler run, so the grader compiles the C++ files the
-notebook wrote (as it did before it recorded compiler runs), scores what they give, and
-says so in a note.
+(/usr/lib/llvm-*/bin/clang++). Which compiler made the library does not matter: the grader
+runs the library the notebook loaded.
 
 score: 10
-messages:
-  - Your notebook loaded libsilu_llvm.so, which none of its compiler runs made
 """
 import ctypes
 import glob
