@@ -15,6 +15,13 @@ two-node swarm on this machine (autograder.host.local_swarm): with the worker dr
 node) and with both, after the image is in the registry and on both nodes (the push and
 the pull are timed apart); the overhead per submission is (one-node swarm − local with
 as many containers as the node has slots) / batch. All ratios come from this one run.
+
+    python -m autograder.host.bench --against ../base [--rounds 5] [NAME ...]
+
+compares two versions instead: only the container time of each reference, graded by the
+checkout `../base` (a git worktree of the older commit, with its dist/ built by its own
+`make assign` and its otter_config.json naming its own image) and by this one, interleaved;
+each side's median and the median of the paired ratios (docs/measuring.md).
 """
 from __future__ import annotations
 
@@ -22,7 +29,9 @@ import argparse
 import dataclasses
 import itertools
 import json
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,6 +80,27 @@ def one_submission(name: str, work: Path, config: settings.Config):
     one = dataclasses.replace(config, containers=dataclasses.replace(config.containers, parallel=1))
     (row,) = grade.grade_all(name, folder, work / f"{name}-out", one, log=QUIET, measure_memory=True)
     return time.perf_counter() - t0, row
+
+
+def paired(names: list[str], against: Path, rounds: int) -> None:
+    """Container seconds of each reference graded `rounds` times by the checkout `against`
+    (its zips and its otter_config.json's image) and by this one, interleaved (the machine's
+    speed drifts within minutes): each side's median and the median of the paired ratios."""
+    here = paths.repo_root()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    def seconds(side: Path, name: str) -> float:
+        out = subprocess.run([sys.executable, "-m", "autograder.host.bench", "--container-only", name],
+                             cwd=side, env=env, capture_output=True, text=True, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])["seconds"]
+    print(f"{'assignment':22s} {'against':>8s} {'this':>8s} {'ratio':>6s}  (medians of {rounds} interleaved pairs; "
+          f"against {against})", flush=True)
+    for name in names:
+        pairs = [(seconds(against, name), seconds(here, name)) for _ in range(rounds)]
+        old, new = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+        ratio = statistics.median(n / o for o, n in pairs)
+        print(f"{name:22s} {old:7.1f}s {new:7.1f}s {ratio:5.2f}x  pairs: "
+              + ", ".join(f"{o:.1f}/{n:.1f}" for o, n in pairs), flush=True)
 
 
 def profile(name: str, row, imports: dict) -> str:
@@ -173,10 +203,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", default=paths.present())
     parser.add_argument("--batch", type=int, default=20)
     parser.add_argument("--swarm", action="store_true", help="also the Swarm backend on a local two-node swarm")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="only container times, interleaved with those of another checkout (its dist/ built)")
+    parser.add_argument("--rounds", type=int, default=5, help="pairs per assignment with --against")
+    parser.add_argument("--container-only", action="store_true", help=argparse.SUPPRESS)   # one side of --against
     args = parser.parse_args(argv)
+    if args.against:
+        paired(args.names, args.against.resolve(), args.rounds)
+        return 0
     config = settings.load_or_exit()
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
+        if args.container_only:
+            for name in args.names:
+                _, row = one_submission(name, work, config)
+                print(json.dumps({"name": name, "seconds": row.seconds, "score": sum(row.scores.values())}))
+            return 0
         print(f"{'assignment':22s} {'make grade':>10s} {'container':>9s} {'bare':>7s} {'ratio':>6s} "
               f"{'peak MB':>8s} {'bare RSS MB':>11s} {'score':>6s}", flush=True)
         profiles = []
