@@ -95,6 +95,16 @@ Path("factor.cc").write_text('extern "C" float Factor() { return 7; }')
 subprocess.run(["clang++", "-shared", "-fPIC", "-o", "libfactor.so", "factor.cc"], check=True)
 user = build("user", src["uses_factor"], "-L.", "-lfactor", "-Wl,-rpath," + os.getcwd())
 register(ctypes.CDLL(os.path.abspath(user)), w_dep="UsesFactor")
+# every flag of an ordinary build, one library each (compiled two at a time)
+from concurrent.futures import ThreadPoolExecutor
+flags = json.loads(sys.argv[2])
+with ThreadPoolExecutor(2) as pool:
+    built = list(pool.map(lambda i: build(f"flag{i}", src["flag"].replace("FlagX", f"Flag{i}").replace("(7)", f"({i + 2})"),
+                                          *flags[i].split()), range(len(flags))))
+for i, path in enumerate(built):
+    address = getattr(ctypes.CDLL(os.path.abspath(path)), f"Flag{i}Address")
+    address.restype = ctypes.c_void_p
+    jax.ffi.register_ffi_target(f"w_flag{i}", jax.ffi.pycapsule(ctypes.c_void_p(address())), platform="cpu")
 print(json.dumps({"pid": os.getpid(), "bindings": registry.bindings()}))
 """
 
@@ -113,7 +123,14 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(Double2, Double, ffi::Ffi::Bind().Arg<ffi::Buffer<
 """
 SOURCES = {"two": TWO_HANDLERS, "five": _scaling("FiveX", "5"), "eleven": _scaling("ElevenX", "11"),
            "thirteen": _scaling("ElevenX", "13"),
-           "uses_factor": _scaling("UsesFactor", "Factor()", 'extern "C" float Factor();')}
+           "uses_factor": _scaling("UsesFactor", "Factor()", 'extern "C" float Factor();'),
+           # the handler's address from an exported function: with -fvisibility=hidden it has no name
+           "flag": _scaling("FlagX", "(7)") + 'extern "C" __attribute__((visibility("default"))) void* '
+                                               'FlagXAddress() { return (void*)&FlagX; }\n'}
+# Flags of everyday and hardened builds, and those whose code differs (all graded as built).
+FLAGS = ["-m64", "-flto", "-ftree-vectorize", "-mfpmath=sse", "-fstack-clash-protection", "-Wl,--strip-all",
+         "-Wl,-z,relro -Wl,-z,now -Wl,-z,defs -Wl,-z,noexecstack", "-O0", "-std=c++20", "-ffast-math -march=x86-64-v2",
+         "-fvisibility=hidden -fno-exceptions"]
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +149,7 @@ def witness():
            "JAX_INTEROP_LOADED_CAPTURE": str(home / ".cache" / "loaded"),
            "JAX_INTEROP_PREBUILT_KERNELS": os.environ["JAX_INTEROP_PREBUILT_KERNELS"]}
     out = subprocess.run(["setpriv", f"--reuid={student.pw_uid}", f"--regid={student.pw_gid}", "--clear-groups",
-                          sys.executable, "-c", NOTEBOOK, json.dumps(SOURCES)],
+                          sys.executable, "-c", NOTEBOOK, json.dumps(SOURCES), json.dumps(FLAGS)],
                          cwd=home, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     seen = json.loads(out.stdout.strip().splitlines()[-1])
@@ -154,7 +171,9 @@ def _executor(witness, runs_answer=True):
 def test_the_executor_runs_each_library_as_the_notebook_loaded_it_whatever_became_of_its_files(witness):
     """Two handlers of one library; a library whose folder was deleted after loading; one whose
     file and source were overwritten after loading (the loaded code, x11, not the later x13);
-    one that needs another library of the notebook's (-lfactor, rpath), found as loaded."""
+    one that needs another library of the notebook's (-lfactor, rpath), found as loaded; one
+    library per build flag (LTO, hardening, stripped, hidden symbols: the handler is found by
+    its offset, not its name)."""
     _, _, bindings, _, _ = witness
     executor = _executor(witness)
     try:
@@ -167,8 +186,12 @@ def test_the_executor_runs_each_library_as_the_notebook_loaded_it_whatever_becam
         two = executor.run({"op": "run", "text": _program("w_triple", "w_alias"), "args": [X], "bindings": bindings})
         assert two.calls[0].handler == two.calls[1].handler   # one function, two names: one handler
         np.testing.assert_allclose(two.value[0], X * 9, rtol=1e-6)
+        for i, flags in enumerate(FLAGS):
+            report = executor.run({"op": "run", "text": _program(f"w_flag{i}"), "args": [X], "bindings": bindings})
+            assert report.refused == "", flags
+            np.testing.assert_allclose(report.value[0], X * (i + 2), rtol=1e-6, err_msg=flags)
         kept = sorted(p.name for p in (witness[4] / "libraries").glob("*.so"))
-        assert len(kept) == 5 and all(len(n) == len("0" * 64 + ".so") for n in kept)   # by sha256
+        assert len(kept) == 5 + len(FLAGS) and all(len(n) == len("0" * 64 + ".so") for n in kept)   # by sha256
     finally:
         executor.close()
 
