@@ -11,7 +11,7 @@ what grading must give it.
 
 `score` is the exact total the answer must get; every string under `messages` must
 appear in its feedback. A full-score answer lists no messages, except a note the student
-must be given (one at the top of the results: how the grader built their C++). A line `# %%` starts a cell
+must be given (one at the top of the results). A line `# %%` starts a cell
 of the student's own after the answer cell (a scratch cell), `# %% tags=["otter_ignore"]`
 one with those tags (the percent format of Jupytext and VS Code).
 

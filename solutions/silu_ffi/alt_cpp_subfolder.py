@@ -1,6 +1,6 @@
 """Valid: the C++ goes to cpp/silu.cc, as the course chapter's own reference solution writes
-it, and is loaded from there with load_and_register("cpp/silu.cc", ...); the grader compiles
-it from that subfolder.
+it, and is loaded from there with load_and_register("cpp/silu.cc", ...); the grader runs
+the library that call built and loaded, wherever its source sits.
 
 score: 10
 """

@@ -1,6 +1,7 @@
 """Valid: the kernels' bodies are inline functions in a header with an extension of the
 student's choosing, silu_math.ipp, which silu.cc includes; load_and_register builds
-silu.cc. The grader builds silu.cc as the notebook's compiler saw it, header included.
+silu.cc. The grader runs the library the notebook loaded, so the header's name does not
+matter.
 
 score: 10
 """

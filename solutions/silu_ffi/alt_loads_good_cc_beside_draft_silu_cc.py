@@ -1,9 +1,8 @@
 """Valid: silu.cc is a draft with a wrong backward kernel that the notebook never compiles;
 the notebook compiles and registers good.cc, whose functions have the same names
-(BadGradFwd, BadGradBwd) and compute the right derivative. The grader builds the C++ the
-notebook compiled into the library it loaded (good.cc's), so the draft beside it is not a
-second definition. (This was cheat_other_library_than_silu_cc.py, scored 0, while the
-grader compiled every C++ file it found and could not tell which one was registered.)
+(BadGradFwd, BadGradBwd) and compute the right derivative. The grader runs the library the
+notebook loaded (good.cc's); the draft beside it plays no part. (Formerly
+cheat_other_library_than_silu_cc.py, scored 0.)
 
 score: 10
 """

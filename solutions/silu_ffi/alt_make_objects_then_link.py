@@ -1,7 +1,7 @@
 """Valid: a Makefile builds the forward and backward kernels from two sources into objects in
 build/ (with a shared header, silu_common.hh), then links them into build/libsilu.so; `!make`
-runs it (make calls g++ for $(CXX)). The grader builds both objects' translation units and
-links them as the notebook's link step did.
+runs it (make calls g++ for $(CXX)). The grader runs build/libsilu.so as the notebook
+loaded it, however many steps made it.
 
 score: 10
 """

@@ -1,7 +1,6 @@
 """Valid: C++20 (std::span, a consteval constant) built by the notebook's own
 subprocess.run of clang++ -std=c++20, loaded with ctypes and registered with
-jax.ffi.register_ffi_target; the grader, which compiles as C++17 first, compiles this
-source as C++20 when C++17 refuses it.
+jax.ffi.register_ffi_target; the grader runs that library as built, whatever the standard.
 
 score: 10
 """

@@ -1,6 +1,6 @@
 """Valid: the usual C++ layout, src/silu.cc and include/silu/math.hpp, built by a %%bash cell
-with clang++ -Iinclude into build/libsilu.so, which ctypes loads. The grader builds
-src/silu.cc as that compiler run saw it, with the header from the include folder inside.
+with clang++ -Iinclude into build/libsilu.so, which ctypes loads. The grader runs that
+library as the notebook loaded it; where the sources sit does not matter.
 
 score: 10
 """

@@ -1,7 +1,7 @@
 """Valid: the forward kernel is compiled from standard input (`clang++ -x c++ -`, the
 source piped in by subprocess, never written to a file) into one library, and the backward
-kernel by os.system("c++ ...") from a file into another; ctypes loads both. The grader
-builds each library from the translation unit its compiler run saw.
+kernel by os.system("c++ ...") from a file into another; ctypes loads both. The grader runs
+both libraries as the notebook loaded them.
 
 score: 10
 """

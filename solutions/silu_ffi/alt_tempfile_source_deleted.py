@@ -1,7 +1,7 @@
 """Valid: the C++ is written to a temporary file (tempfile.NamedTemporaryFile) that is gone
 once the library is built; subprocess runs clang++ on it into a library in a temporary
-folder, which ctypes loads and jax.ffi.register_ffi_target registers. The grader builds the
-translation unit that compiler run saw, so no source needs to be left on disk.
+folder, which ctypes loads and jax.ffi.register_ffi_target registers. The grader runs the
+library the notebook loaded, so no source needs to be left on disk.
 
 score: 10
 """

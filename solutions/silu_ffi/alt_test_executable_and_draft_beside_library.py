@@ -1,8 +1,8 @@
 """Valid: beside the library it loads (silu.cc through load_and_register), the notebook
 builds a test executable (test_silu.cc, which includes silu.cc and has a main) and an
 earlier draft library (draft.cc, with a wrong backward kernel under the same symbol names)
-that it never loads. The grader builds only the library the registrations come from, so
-neither is a second definition of those names.
+that it never loads. The grader runs only the library the notebook loaded, so neither is a
+second definition of those names.
 
 score: 10
 """

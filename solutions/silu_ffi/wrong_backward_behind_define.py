@@ -1,9 +1,8 @@
 """Wrong as the notebook built it: silu.cc's backward kernel drops the second term,
 ȳ·σ(x) instead of ȳ·σ(x)·(1 + x·(1 − σ(x))), when SILU_APPROX_GRAD is defined, and the
-notebook compiles it with -DSILU_APPROX_GRAD (kernels.build.load's extra flags). Built
-without the define, as the grader once rebuilt every source, it is right (10/10 then); the
-grader now builds the C++ as the notebook compiled it, so it scores what
-wrong_backward_formula.py scores.
+notebook compiles it with -DSILU_APPROX_GRAD (kernels.build.load's extra flags). The grader
+runs the library as built, so it scores what wrong_backward_formula.py scores (without the
+define, 10).
 
 score: 7
 messages:

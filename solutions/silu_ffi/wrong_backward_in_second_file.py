@@ -1,7 +1,8 @@
 """Wrong: the forward kernel is right and sits in silu.cc; the backward kernel, in another
 file (backward/silu_grad.cpp, loaded on its own), forgets the second term and returns
-ȳ·σ(x) instead of ȳ·σ(x)·(1 + x·(1 − σ(x))). The grader's build of that second file is what
-runs the gradient, so it scores what wrong_backward_formula.py scores, for the same reasons.
+ȳ·σ(x) instead of ȳ·σ(x)·(1 + x·(1 − σ(x))). The grader runs the library the notebook
+loaded from that second file for the gradient, so it scores what wrong_backward_formula.py
+scores, for the same reasons.
 
 score: 7
 messages:

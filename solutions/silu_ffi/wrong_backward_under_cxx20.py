@@ -1,8 +1,7 @@
 """Wrong as the notebook built it: under C++20 (`#if __cplusplus >= 202002L`) the backward
 kernel forgets the incoming cotangent and returns σ(x)·(1 + x·(1 − σ(x))), and the notebook
-compiles with -std=c++20 from a `!clang++` line. As C++17, the standard the grader once
-tried first, it is right (10/10 then); the grader now builds the C++ with the notebook's
-standard, so the gradients are wrong.
+compiles with -std=c++20 from a `!clang++` line. The grader runs the library as built, so
+the gradients are wrong (as C++17 it scores 10).
 
 score: 7
 messages:

@@ -1,8 +1,7 @@
 """Wrong as the notebook built it: without optimization (`#ifndef __OPTIMIZE__`, what -O0
 leaves undefined) the forward kernel returns x·(1/2 + x/4), the sigmoid's first-order
-approximation, and the notebook builds it at -O0 with subprocess. At -O2, as the grader
-once rebuilt every source, it is right (10/10 then); the grader now builds the C++ as the
-notebook compiled it, so the forward values are wrong.
+approximation, and the notebook builds it at -O0 with subprocess. The grader runs the
+library as built, so the forward values are wrong (at -O2 it scores 10).
 
 score: 4
 messages:
