@@ -82,17 +82,29 @@ def one_submission(name: str, work: Path, config: settings.Config):
     return time.perf_counter() - t0, row
 
 
+_ONE_SIDE = """import json, shutil, sys, tempfile
+from pathlib import Path
+from autograder.host import bench
+from autograder.shared import config
+work = Path(tempfile.mkdtemp(prefix="bench-"))
+_, row = bench.one_submission(sys.argv[1], work, config.load_or_exit())
+shutil.rmtree(work, ignore_errors=True)
+print(json.dumps({"seconds": row.seconds, "score": sum(row.scores.values())}))
+"""
+
+
 def paired(names: list[str], against: Path, rounds: int) -> None:
     """Container seconds of each reference graded `rounds` times by the checkout `against`
-    (its zips and its otter_config.json's image) and by this one, interleaved (the machine's
-    speed drifts within minutes): each side's median and the median of the paired ratios."""
+    (its code, zips and image) and by this one, interleaved (the machine's speed drifts within
+    minutes): each side's median and the median of the paired ratios."""
     here = paths.repo_root()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
     def seconds(side: Path, name: str) -> float:
-        out = subprocess.run([sys.executable, "-m", "autograder.host.bench", "--container-only", name],
-                             cwd=side, env=env, capture_output=True, text=True, check=True).stdout
-        return json.loads(out.strip().splitlines()[-1])["seconds"]
+        # Each side's own code (-P: not this folder's), zips and otter_config.json, through the
+        # one function both have: one_submission.
+        out = subprocess.run([sys.executable, "-P", "-c", _ONE_SIDE, name], cwd=side,
+                             env={**os.environ, "PYTHONPATH": str(side)}, capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
     print(f"{'assignment':22s} {'against':>8s} {'this':>8s} {'ratio':>6s}  (medians of {rounds} interleaved pairs; "
           f"against {against})", flush=True)
     for name in names:
@@ -206,7 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", type=Path, metavar="CHECKOUT",
                         help="only container times, interleaved with those of another checkout (its dist/ built)")
     parser.add_argument("--rounds", type=int, default=5, help="pairs per assignment with --against")
-    parser.add_argument("--container-only", action="store_true", help=argparse.SUPPRESS)   # one side of --against
     args = parser.parse_args(argv)
     if args.against:
         paired(args.names, args.against.resolve(), args.rounds)
@@ -214,11 +225,6 @@ def main(argv: list[str] | None = None) -> int:
     config = settings.load_or_exit()
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
-        if args.container_only:
-            for name in args.names:
-                _, row = one_submission(name, work, config)
-                print(json.dumps({"name": name, "seconds": row.seconds, "score": sum(row.scores.values())}))
-            return 0
         print(f"{'assignment':22s} {'make grade':>10s} {'container':>9s} {'bare':>7s} {'ratio':>6s} "
               f"{'peak MB':>8s} {'bare RSS MB':>11s} {'score':>6s}", flush=True)
         profiles = []
