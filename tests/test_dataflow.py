@@ -139,3 +139,39 @@ def test_a_call_whose_result_reaches_no_output_has_its_operands_read():
     s = _read(f, (3,))
     assert [c.side_effect for c in s.calls] == [True, False]
     assert s.operands[0] == [Origin(["input:0"], ["exponential"])] and s.outputs == [Origin(["call:1"], [])]
+
+
+# ---- bounded work: what a program controls never decides how deep or how long the reading goes ----
+
+def test_a_long_chain_of_layout_operations_is_read_in_one_pass():
+    """1,200 reshapes after the callback (a correct answer once refused with RecursionError)."""
+    def f(x):
+        y = doubler(x)
+        for _ in range(600):
+            y = y.reshape(-1).reshape(x.shape)
+        return y
+    s = _read(f, (3, 4))
+    assert s.outputs == [Origin(["call:0"], [])]
+
+
+def test_calls_nested_past_the_bound_are_refused_with_a_sentence():
+    def nest(fn, depth):
+        for _ in range(depth):
+            fn = jax.jit(lambda v, g=fn: g(v) + 0)
+        return fn
+    shallow = _read(nest(doubler, 8), (4,))
+    assert shallow.outputs[0].calls() == [0]
+    text = jax.jit(nest(doubler, dataflow.MAX_DEPTH + 2)).lower(S((4,), np.float32)).as_text()
+    (refused,) = program.handle({"op": "structure", "texts": [text]})
+    assert refused.refused == (f"the program is too large for the grader to read (its calls and loops nest more "
+                               f"than {dataflow.MAX_DEPTH} deep)")
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(4,\), jax.jit\(f\): the program is too large"):
+        proofs.expect_every([refused], [[((4,), "float32")]], lambda s: "", what="jax.jit(f)")
+
+
+def test_reading_stops_at_its_time_budget_with_a_sentence(monkeypatch):
+    monkeypatch.setattr(program, "READ_S", 0.0)
+    text = jax.jit(doubler).lower(S((4,), np.float32)).as_text()
+    (refused,) = program.handle({"op": "structure", "texts": [text]})
+    assert refused.refused == ("the program is too large for the grader to read (reading the programs took more "
+                               "than 0 s)")

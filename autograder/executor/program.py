@@ -32,6 +32,7 @@ targets, once the handlers have accepted them.
 from __future__ import annotations
 
 import functools
+import time
 
 import jax
 import numpy as np
@@ -310,11 +311,39 @@ def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: lis
     return Run(_flat(compiled(*args)), [int(n) for n in sizes])
 
 
-def _structure(text: str) -> evidence.Structure:
+# What one "structure" request may cost (every text of it together): the programs are the
+# answer's, lowered at shapes the grader chose, and one that is huge only at some shape must
+# cost that shape's verdict, not the grading's time.
+READ_S = 20.0
+MAX_TEXT_BYTES = 16 << 20
+
+
+def _structures(texts: list[str]) -> list[evidence.Structure]:
+    """dataflow.structure of each text, all within READ_S seconds; a text beyond the bounds
+    is refused with a sentence saying which."""
+    end = time.monotonic() + READ_S
+
+    def deadline() -> None:
+        if time.monotonic() > end:
+            raise dataflow.TooLarge(f"reading the programs took more than {READ_S:.0f} s")
+    return [_structure(str(t), deadline) for t in texts]
+
+
+def _structure(text: str, deadline) -> evidence.Structure:
+    if len(text) > MAX_TEXT_BYTES:
+        return _unread(f"the program is too large for the grader to read ({len(text) >> 20} MB of text, more "
+                       f"than {MAX_TEXT_BYTES >> 20} MB)")
     try:
-        return dataflow.structure(text)
+        deadline()
+        return dataflow.structure(text, deadline)
+    except dataflow.TooLarge as exc:
+        return _unread(f"the program is too large for the grader to read ({exc})")
     except Exception as exc:  # a malformed module: the answer's, reported
-        return evidence.Structure([], [], [], [], [], f"the program could not be read ({errors.describe(exc)})")
+        return _unread(f"the program could not be read ({errors.describe(exc)})")
+
+
+def _unread(why: str) -> evidence.Structure:
+    return evidence.Structure([], [], [], [], [], why)
 
 
 def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Report | KernelCall:
@@ -326,7 +355,7 @@ def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Repor
     `serve(index, operands, context)` serves the program's host callbacks (None: a program
     holding one is refused)."""
     if request.get("op") == "structure":
-        return [_structure(str(t)) for t in request.get("texts") or []]
+        return _structures(list(request.get("texts") or []))
     handlers = handlers or _handlers
     text, bindings = str(request.get("text", "")), request.get("bindings") or {}
     is_call = request.get("op") == "call"

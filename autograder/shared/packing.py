@@ -9,7 +9,8 @@ answer hands over decides where one shape's outputs end), and its own custom_cal
 outputs come from, those its inputs reach, and what those are computed from, renumbered in
 program order. A pack with a call that neither reaches an output nor reads an input (an
 io_callback of constants whose result nothing uses: whose is it?) or that two shapes share
-is not split: its shapes are lowered one by one.
+is not split: its shapes are lowered one by one. The split is linear in the program's calls
+and their operands, per shape.
 """
 from __future__ import annotations
 
@@ -31,12 +32,20 @@ def split(whole: Structure, specs: list, counts: list[int]) -> list[Structure] |
     with counts[k] outputs; None when the pack does not have those outputs."""
     if whole.refused or len(whole.outputs) != sum(counts) or len(whole.inputs) != sum(len(s) for s in specs):
         return None
-    reads = _inputs_read(whole)
+    feeders = [set(_calls_in(whole.operands[g] if g < len(whole.operands) else [])) for g in range(len(whole.calls))]
+    consumers: list[set[int]] = [set() for _ in whole.calls]
+    for g, fed_by in enumerate(feeders):
+        for h in fed_by:
+            if 0 <= h < len(consumers):
+                consumers[h].add(g)
+    direct = [_inputs_in(whole.operands[g] if g < len(whole.operands) else []) for g in range(len(whole.calls))]
     owned, first_in, first_out = [], 0, 0
     for spec, n in zip(specs, counts):
         lo, hi = first_in, first_in + len(spec)
-        fed = {i for i, r in enumerate(reads) if any(lo <= j < hi for j in r)}
-        owned.append(sorted(_upstream(whole, whole.outputs[first_out:first_out + n]) | _closure(whole, fed)))
+        # the calls its inputs reach (through other calls too), and all their operands come from
+        fed = _reach({g for g, r in enumerate(direct) if any(lo <= j < hi for j in r)}, consumers)
+        upstream = _calls_in(whole.outputs[first_out:first_out + n]) | fed
+        owned.append(sorted(_reach(upstream, feeders)))
         first_in, first_out = hi, first_out + n
     if sorted(g for mine in owned for g in mine) != list(range(len(whole.calls))):
         return None   # a call of nobody's, or of two shapes
@@ -62,26 +71,22 @@ def split(whole: Structure, specs: list, counts: list[int]) -> list[Structure] |
     return parts
 
 
-def _closure(s: Structure, calls: set[int]) -> set[int]:
-    """`calls` and every call their operands come from, transitively."""
-    seen, todo = set(), list(calls)
+def _calls_in(origins) -> set[int]:
+    return {g for o in origins for g in o.calls()}
+
+
+def _inputs_in(origins) -> set[int]:
+    return {int(x.removeprefix("input:")) for o in origins for x in o.sources if x.startswith("input:")}
+
+
+def _reach(start: set[int], edges: list[set[int]]) -> set[int]:
+    """`start` and every call reached from it along `edges` (linear in the edges: a pack of
+    thousands of calls costs no more than reading them)."""
+    seen, todo = set(), list(start)
     while todo:
         g = todo.pop()
-        if g in seen or not 0 <= g < len(s.calls):
+        if g in seen or not 0 <= g < len(edges):
             continue
         seen.add(g)
-        for operand in (s.operands[g] if g < len(s.operands) else []):
-            todo += operand.calls()
+        todo += edges[g]
     return seen
-
-
-def _upstream(s: Structure, origins: list[Origin]) -> set[int]:
-    """The calls `origins` come from, and everything those are computed from."""
-    return _closure(s, {g for o in origins for g in o.calls()})
-
-
-def _inputs_read(s: Structure) -> list[set[int]]:
-    """Per call, the inputs of main its operands come from, through other calls too."""
-    direct = [{int(x.removeprefix("input:")) for o in (s.operands[g] if g < len(s.operands) else [])
-               for x in o.sources if x.startswith("input:")} for g in range(len(s.calls))]
-    return [{j for h in _closure(s, {g}) for j in direct[h]} for g in range(len(s.calls))]

@@ -181,7 +181,7 @@ class Ask:
             checks.fail(f"{what} was not computed: this grading has no executor for programs.")
         started = time.perf_counter()
         try:
-            reply = wire.decode(wire.encode(self._execute(request, serve)))
+            reply = self._execute(request, serve)   # data only: decoded once, from the executor's pipe
         except (Unanswered, wire.WireError) as exc:
             checks.fail(str(exc).replace("{what}", what) + ".")
         finally:

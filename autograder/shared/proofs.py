@@ -41,7 +41,9 @@ def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: 
     (an empty one only when no other fails)."""
     failures = []
     for structure, spec in zip(structures, specs):
-        problem = (f"lowering it fails ({structure.refused})" if structure.refused else rule(structure))
+        problem = rule(structure) if not structure.refused else (
+            structure.refused if structure.refused.startswith("the program ") else
+            f"lowering it fails ({structure.refused})")
         if problem:
             failures.append((_size(spec) == 0, _size(spec), _label(spec), problem))
     if failures:   # the smallest input that has elements tells most

@@ -71,7 +71,8 @@ def _attribute(attr: ir.Attribute) -> Attribute:
     return Attribute(str(attr), "")
 
 
-def _custom_call(op: ir.Operation) -> CustomCall:
+def custom_call(op: ir.Operation) -> CustomCall:
+    """One stablehlo.custom_call operation read (inside its module's context)."""
     attrs = op.attributes
     target = attrs["call_target_name"].value
     ffi_attrs = {}
@@ -107,9 +108,8 @@ def custom_calls(lowered_or_module) -> list[CustomCall]:
     """Every stablehlo.custom_call in the module (all functions), in program order."""
     module = stablehlo_module(lowered_or_module)
     with module.context:
-        return [_custom_call(op) for op in walk(module.operation)
+        return [custom_call(op) for op in walk(module.operation)
                 if op.name == "stablehlo.custom_call"]
-
 
 def retarget(module: ir.Module, indices, target: str) -> list[int]:
     """Make custom_calls number `indices` (program order) of `module` call `target`, in place
