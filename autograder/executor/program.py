@@ -315,7 +315,6 @@ def _poisoned(text: str, indices: list[int], args, targets: set[str], calls: lis
 # answer's, lowered at shapes the grader chose, and one that is huge only at some shape must
 # cost that shape's verdict, not the grading's time.
 READ_S = 20.0
-MAX_TEXT_BYTES = 16 << 20
 
 
 def _structures(texts: list[str]) -> list[evidence.Structure]:
@@ -330,9 +329,9 @@ def _structures(texts: list[str]) -> list[evidence.Structure]:
 
 
 def _structure(text: str, deadline) -> evidence.Structure:
-    if len(text) > MAX_TEXT_BYTES:
+    if len(text) > dataflow.MAX_TEXT_BYTES:
         return _unread(f"the program is too large for the grader to read ({len(text) >> 20} MB of text, more "
-                       f"than {MAX_TEXT_BYTES >> 20} MB)")
+                       f"than {dataflow.MAX_TEXT_BYTES >> 20} MB)")
     try:
         deadline()
         return dataflow.structure(text, deadline)

@@ -52,6 +52,10 @@ class Executor(LimitedProcess):
         except (EOFError, BrokenPipeError):
             raise Unanswered(f"The grader's run of your program {death(self._stop())} while computing "
                              "{what}") from None
+        except wire.WireError as exc:   # a reply past the limit: the pipe is out of step, start afresh
+            self._stop()
+            raise Unanswered(f"The grader's run of your program gave a reply it cannot read while computing "
+                             f"{{what}} ({exc})") from None
 
     def _start(self) -> None:
         if not available(self.user):

@@ -66,6 +66,8 @@ class TooLarge(ValueError):
 
 
 MAX_DEPTH = 64   # regions nested in regions and calls in calls (jit in jit, a loop in a loop)
+MAX_TEXT_BYTES = 16 << 20   # one program's text (the witness hands over no larger; the executor reads no larger)
+MAX_SOURCES = 200_000   # sources named by all the outputs' and operands' origins together (the reply's size)
 
 
 class _Graph:
@@ -90,6 +92,7 @@ class _Graph:
         self.operands: dict[int, list] = {}   # custom_call index -> its operands' origins (union over sites)
         self._callees: dict = {}
         self.deadline = deadline
+        self.named = 0   # sources named by the custom_calls' operands so far (each reading counted)
 
     # ---------------------------------------------------------------- values
 
@@ -105,6 +108,9 @@ class _Graph:
             index = self.call_index[op]
             seen = self.operands.get(index)
             self.operands[index] = operands if seen is None else [_union(a, b) for a, b in zip(seen, operands)]
+            self.named += sum(len(o[0]) for o in self.operands[index])
+            if self.named > MAX_SOURCES:
+                raise TooLarge(f"its custom_calls take their values from more than {MAX_SOURCES} sources in all")
             if target in _PASS_THROUGH_TARGETS and operands:
                 return [operands[0]] * count
             return [(frozenset({f"call:{index}"}), frozenset())] * count
@@ -177,6 +183,10 @@ def structure(text: str, deadline=lambda: None) -> Structure:
         args = [(frozenset({f"input:{i}"}), frozenset()) for i in range(len(inputs))]
         outputs = graph.region(main.regions[0], args, {}, 0)
         calls = [_call(stablehlo.custom_call(op)) for op in graph.calls]
+        named = sum(len(o[0]) for o in outputs) + sum(len(o[0]) for ops in graph.operands.values() for o in ops)
+        if named > MAX_SOURCES:
+            raise TooLarge(f"its outputs and custom_calls take their values from more than {MAX_SOURCES} sources "
+                           "in all")
         operands = [[_record(o) for o in graph.operands.get(i, [])] for i in range(len(calls))]
         results = [str(t) for t in ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results]
         return Structure(calls, [_record(o) for o in outputs], operands, inputs, results)

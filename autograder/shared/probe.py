@@ -163,7 +163,8 @@ class Ask:
                           f"{what} was not read: the executor replied with no Structure.")
             wanted = [tensor_type(shape, dtype) for shape, dtype in spec]
             if found is None:
-                found = Structure([], [], [], [], [], f"lowering it raised {h.error}")
+                found = Structure([], [], [], [], [], h.error if h.error.startswith("the program ")
+                                  else f"lowering it raised {h.error}")
             elif not found.refused and found.inputs != wanted:
                 found = dataclasses.replace(found, refused="the program handed over takes other inputs "
                                             f"({', '.join(found.inputs)}) than asked ({', '.join(wanted)})")

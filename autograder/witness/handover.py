@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import signal
+import threading
 from collections import OrderedDict
 from copy import copy as _copy
 
 import jax
 import numpy as np
 
-from autograder.shared import errors
+from autograder.shared import dataflow, errors
 from autograder.shared.evidence import Handover, Lowered
 from autograder.witness import registry, substitute
 
@@ -64,10 +66,43 @@ def lowered(fn, specs: list) -> list[Lowered]:
     for spec in specs:
         shapes = [jax.ShapeDtypeStruct(tuple(shape), np.dtype(dtype)) for shape, dtype in spec]
         try:
-            out.append(Lowered(jax.jit(fn, keep_unused=True).lower(*shapes).as_text()))
+            with _budget(LOWER_S):
+                text = jax.jit(fn, keep_unused=True).lower(*shapes).as_text()
+            out.append(Lowered(text) if len(text) <= dataflow.MAX_TEXT_BYTES else Lowered(
+                "", f"the program is too large for the grader to read ({len(text) >> 20} MB of text, more than "
+                    f"{dataflow.MAX_TEXT_BYTES >> 20} MB)"))
+        except _OverBudget:
+            out.append(Lowered("", f"the program took more than {LOWER_S:.0f} s to lower, longer than the grader "
+                                   "gives one program"))
         except Exception as exc:  # the answer's code raised while tracing or lowering
             out.append(Lowered("", errors.describe(exc)))
     return out
+
+
+LOWER_S = 5.0   # one lowering at abstract shapes (a pack of a hundred shapes takes ~0.1-2 s)
+
+
+class _OverBudget(BaseException):   # not an Exception: the answer's `except Exception` does not stop it
+    pass
+
+
+@contextlib.contextmanager
+def _budget(seconds: float):
+    """Raise _OverBudget in this (the main) thread once `seconds` have passed; elsewhere, or
+    under a timer already set, no budget (the runner's question limit still holds)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _OverBudget
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _recorded(lowered, callbacks: list, args) -> list:
