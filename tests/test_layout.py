@@ -17,7 +17,7 @@ ALLOWED = {
     "shared": {"shared"},
     "witness": {"shared", "kernels"},
     "runner": {"shared", "assignments"},   # the exercises' records
-    "assignments": {"shared"},
+    "assignments": {"shared", "exercise records"},
     "executor": {"shared", "kernels"},
     "authoring": {"shared", "runner", "witness", "kernels", "student"},   # bare_run answers in process
     "host": {"shared"},
@@ -25,7 +25,8 @@ ALLOWED = {
     # programs itself (student/in_process.py)
     "student": {"shared", "witness", "executor"},
     "kernels": {"shared"},
-    "exercise witness": {"shared", "witness", "kernels"},   # autograder/assignments/<name>/witness.py
+    "exercise witness": {"shared", "witness", "kernels", "exercise records"},   # autograder/assignments/<name>/witness.py
+    "exercise records": {"shared"},   # autograder/assignments/<name>/records.py: its own evidence records
 }
 
 
@@ -36,10 +37,11 @@ def _module(path: Path) -> str:
 
 def _folder(module: str) -> str:
     """The folder a module belongs to; an exercise's witness.py runs on the witness's side
-    (the student's process), not with the rest of its package."""
+    (the student's process), not with the rest of its package, and its records.py (evidence
+    records) on both sides."""
     parts = module.split(".")
-    if parts[:2] == ["autograder", "assignments"] and parts[-1] == "witness":
-        return "exercise witness"
+    if parts[:2] == ["autograder", "assignments"] and parts[-1] in ("witness", "records") and len(parts) > 3:
+        return f"exercise {parts[-1]}"
     return parts[0] if parts[0] == "kernels" else parts[1] if len(parts) > 1 else ""
 
 
@@ -99,7 +101,7 @@ def test_the_runner_process_loads_no_witness_module():
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("folder", sorted(set(ALLOWED) - {"kernels", "exercise witness"}))
+@pytest.mark.parametrize("folder", sorted(set(ALLOWED) - {"kernels", "exercise witness", "exercise records"}))
 def test_the_architecture_table_names_every_module(folder):
     """docs/architecture.md's table of folders lists exactly the modules in the tree."""
     page = (ROOT / "docs" / "architecture.md").read_text()

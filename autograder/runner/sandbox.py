@@ -111,22 +111,26 @@ class LimitedProcess:
             self.dropped += max(len(chunk) - max(room, 0), 0)
 
     def _read(self, n: int, deadline: float) -> bytes:
-        data = b""
-        while len(data) < n:
+        """`n` bytes, each read once into their place (a 20 MB reply arrives in 64 KB pieces:
+        appending them would copy it over and over)."""
+        data = bytearray(n)
+        view, got = memoryview(data), 0
+        while got < n:
             ready, _, _ = select.select([self._rep_r], [], [], max(deadline - time.monotonic(), 0))
             if not ready:
                 raise TimeoutError
-            chunk = os.read(self._rep_r, n - len(data))
+            chunk = os.readv(self._rep_r, [view[got:]])
             if not chunk:
                 raise EOFError
-            data += chunk
-        return data
+            got += chunk
+        return bytes(data)
 
     def _receive(self, deadline: float) -> dict:
         return wire.receive(lambda n: self._read(n, deadline), self.limits.message_bytes)
 
     def _write(self, data: bytes, deadline: float) -> None:
         os.set_blocking(self._req_w, False)
+        data = memoryview(data)   # slices without copies
         while data:
             _, ready, _ = select.select([], [self._req_w], [], max(deadline - time.monotonic(), 0))
             if not ready:

@@ -32,6 +32,20 @@ def _poison_function(*args, **kwargs):
     return poison.values(first.size).reshape(first.shape).astype(dtype)
 
 
+def _poison_values(n: int) -> np.ndarray:
+    """poison.values(n), from one read-only pool grown to the largest n asked (entry i depends
+    on i alone): a host function poisoned on a million values, or called once per element by
+    np.vectorize, does not compute them again on every call."""
+    if _POOL[0].size < n:
+        values = poison.values(n)
+        values.flags.writeable = False
+        _POOL[0] = values
+    return _POOL[0][:n]
+
+
+_POOL = [np.zeros(0, np.float32)]
+
+
 def _overwritten(result, where=True):
     """`result` (what a ufunc call returned: an array, which is `out` when one was given, a
     NumPy scalar, or a tuple of them) with every element the call produced replaced by
@@ -39,14 +53,23 @@ def _overwritten(result, where=True):
     if isinstance(result, tuple):
         return tuple(_overwritten(r, where) for r in result)
     if isinstance(result, np.ndarray):
-        np.copyto(result, poison.values(result.size).reshape(result.shape), casting="unsafe", where=where)
+        np.copyto(result, _poison_values(result.size).reshape(result.shape), casting="unsafe", where=where)
         return result
     if isinstance(result, np.generic) and np.all(where):
-        return result.dtype.type(poison.values(1)[0])
+        return result.dtype.type(_poison_values(1)[0])
     return result
 
 
-def _keyed(args, kwargs, keys):
+def _is_key(x, keys: np.ndarray, nan: bool):
+    """Whether each of `x` (float64) is one of `keys` (sorted, without repeats; NaN last when
+    `nan`): a binary search, linear in x however many keys."""
+    if keys.size == 0:
+        return np.zeros(np.shape(x), bool)
+    hit = keys[np.minimum(np.searchsorted(keys, x), keys.size - 1)] == x
+    return hit | np.isnan(x) if nan else hit
+
+
+def _keyed(args, kwargs, keys, nan: bool):
     """Where a ufunc call's output elements are poisoned: everywhere without `keys`; with
     `keys` (a sorted float64 array of the grader's own input values), only the elements whose
     input (a one-input ufunc's, broadcast as the call broadcasts it) is one of them, NaN
@@ -58,9 +81,7 @@ def _keyed(args, kwargs, keys):
         x = np.asarray(args[0], dtype=np.float64)
     except (TypeError, ValueError):   # complex or object input: everywhere, as without keys
         return where
-    hit = np.isin(x, keys)
-    if np.isnan(keys).any():
-        hit |= np.isnan(x)
+    hit = _is_key(x, keys, nan)
     return hit & where if where is not True else hit
 
 
@@ -76,18 +97,24 @@ class PoisonUfunc:
     poisoned. Attributes (nin, nout, types, __name__, ...) are the original's, and
     isinstance(it, np.ufunc) holds (its __class__); type() and id() still tell it apart (see
     docs/verdicts.md)."""
-    __slots__ = ("_real", "_keys")
+    __slots__ = ("_real", "_keys", "_nan")
 
     def __init__(self, real: np.ufunc, keys=None):
+        """`keys`: None, or keys_of's sorted float64 values without repeats."""
         object.__setattr__(self, "_real", real)
         object.__setattr__(self, "_keys", keys)
+        object.__setattr__(self, "_nan", keys is not None and keys.size > 0 and bool(np.isnan(keys[-1])))
 
     @property
     def __class__(self):   # isinstance(poisoned, np.ufunc), as the original
         return type(self._real)
 
     def __call__(self, *args, **kwargs):
-        where = _keyed(args, kwargs, self._keys) if self._real.nin == 1 else kwargs.get("where", True)
+        if len(args) == 1 and not kwargs and isinstance(args[0], (float, np.floating)):   # np.vectorize's element
+            result = self._real(args[0])
+            hit = self._keys is None or bool(_is_key(np.float64(args[0]), self._keys, self._nan))
+            return _overwritten(result) if hit else result
+        where = _keyed(args, kwargs, self._keys, self._nan) if self._real.nin == 1 else kwargs.get("where", True)
         return _overwritten(self._real(*args, **kwargs), where)
 
     def outer(self, *args, **kwargs):
@@ -107,7 +134,7 @@ class PoisonUfunc:
         """In place, as ufunc.at: the elements at `indices` are the call's output."""
         self._real.at(a, indices, *b)
         chosen = np.asarray(a[indices])
-        a[indices] = poison.values(chosen.size).reshape(chosen.shape)
+        a[indices] = _poison_values(chosen.size).reshape(chosen.shape)
 
     def __getattr__(self, name):   # nin, nout, types, identity, signature, __name__, __doc__...
         if name == "_real":   # not set yet (a copy being built): no recursion

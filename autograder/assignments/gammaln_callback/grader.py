@@ -12,7 +12,9 @@ this package by job:
   declared there once (FORWARD_COMPILED, DERIVATIVE_SCIPY, FROM_SCIPY, ...);
 - `everyshape`: every path's program at every shape (ranks 0 to 8, 0 to 2^31 - 1 elements),
   read on its graph without running: from the callbacks, the same as where values were checked;
-- `hostfns`: the ops of the compiled programs and the host functions called directly;
+- `hostfns`: the ops of the compiled programs and the host functions called directly, on
+  small inputs and on a huge one (2^20 + 3 values: the values and their dependence on SciPy,
+  element by element, where a branch inside a host function would hide from a lowering);
 - `values`: dtypes and shapes, vmap at every axis, the gradient, the jvp and the chain rule.
 
 This package runs in the grader's process and may not import SciPy: the float64
@@ -33,8 +35,9 @@ from autograder.assignments.gammaln_callback import EXERCISE
 from autograder.assignments.gammaln_callback.everyshape import (  # noqa: F401  (the test cells' names)
     expect_derivative_everywhere, expect_forward_everywhere, expect_no_math_everywhere)
 from autograder.assignments.gammaln_callback.hostfns import (  # noqa: F401
-    ALLOWED_OPS, NO_MATH, check_host_functions_declared, expect_host_functions_pure,
-    expect_host_functions_run_no_jax, expect_no_math_outside_callbacks)
+    ALLOWED_OPS, NO_MATH, check_derivative_hosts_at_scale, check_forward_hosts_at_scale,
+    check_host_functions_declared, expect_host_functions_pure, expect_host_functions_run_no_jax,
+    expect_no_math_outside_callbacks)
 from autograder.assignments.gammaln_callback.paths import (  # noqa: F401
     DERIVATIVE_COMPILED, DERIVATIVE_EAGER, DERIVATIVE_SCIPY, FORWARD_COMPILED, FORWARD_COMPILED_SCIPY,
     FORWARD_EAGER, FORWARD_EAGER_SCIPY, FROM_SCIPY, check_derivative_paths, check_forward_eager,
@@ -44,7 +47,7 @@ from autograder.assignments.gammaln_callback.questions import (  # noqa: F401
     DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, TANGENT_HINT, compiled_program, count_eqns, run_forward,
     run_grad)
 from autograder.assignments.gammaln_callback.references import (  # noqa: F401
-    DOMAIN, EDGES, f32, flat_input, forward_input, gradient_input, large_input, public_input,
+    DOMAIN, EDGES, HUGE, f32, flat_input, forward_input, gradient_input, huge_input, large_input, public_input,
     random_tangent, scipy32, special_input, wide_inputs)
 from autograder.assignments.gammaln_callback.values import (  # noqa: F401
     VMAP_HINT, check_chain_rule, check_gradients, check_jvp, check_shapes, check_vmap_every_axis, values_on_flat)

@@ -1,13 +1,17 @@
 """Where gammaln_callback's math happens: the ops of the compiled programs (the grader's
 compile) and the host functions called directly in the student's process
-(witness.host_functions, one evidence.HostFunction per host callback)."""
+(witness.host_functions, one evidence.HostFunction per host callback), on a huge input too
+(witness.host_values: values element by element, and with SciPy poisoned)."""
 from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.shared import checks, gates, probe
+from autograder.shared import checks, gates, poison, probe
 from autograder.shared.evidence import Report
-from autograder.assignments.gammaln_callback.questions import FORWARD_HINT, GRAD, compiled_program
+from autograder.assignments.gammaln_callback import records  # noqa: F401  (its records decode in this process)
+from autograder.assignments.gammaln_callback.questions import (
+    DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, compiled_program)
+from autograder.assignments.gammaln_callback.references import scipy32
 
 # What the compiled programs may hold besides the callbacks (the task text's list):
 # moving data, +, -, *, comparisons and selects, control flow; JAX's own lgamma and
@@ -146,3 +150,126 @@ def check_host_functions_declared(ask, flat):
                     checks.expect(list(r.shape) == list(d.shape), (
                         f"A host function of a callback in {name} returns shape {tuple(r.shape)} where "
                         f"{tuple(d.shape)} is declared, {on}."))
+
+
+# ---- every host function called directly on a huge input ----
+
+@dataclass(frozen=True)
+class Hosts:
+    """The host functions of one side (the forward values, the derivative) as
+    check_hosts_at_scale judges them."""
+    fn: str              # the expression traced (questions: gammaln_cb, GRAD)
+    name: str            # as the student reads it
+    scipy: str           # SciPy's function, poisoned (GAMMALN, DIGAMMA)
+    rtol: float
+    atol: float
+    hint: str
+
+
+FORWARD_HOSTS = Hosts("gammaln_cb", "gammaln_cb", GAMMALN, 1e-5, 1e-6, FORWARD_HINT)
+DERIVATIVE_HOSTS = Hosts(GRAD, "jax.grad(gammaln_cb)", DIGAMMA, 1e-4, 1e-5, JVP_HINT)
+
+
+def _close(got, want, rtol, atol) -> bool:
+    """checks.expect_close's verdict without its sentence: NaN and infinities exactly, the
+    rest close."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    finite = np.isfinite(want)
+    return bool(got.shape == want.shape and not np.any(checks.unequal(got, want) & ~finite)
+                and np.all(np.isfinite(got[finite]))
+                and np.all(np.isclose(got[finite], want[finite], rtol=rtol, atol=atol)))
+
+
+def _roles(found, small, want, hosts: Hosts) -> dict[int, list[int]]:
+    """{equation index: output positions} of the host functions (witness.host_values on
+    `small`) whose output, on the grader's values, is `want` (the side's SciPy function): the
+    outputs whose function the small call establishes. Others (another function's output, an
+    operand that is not the input, a host function already wrong on small inputs) are other
+    checks' business."""
+    roles = {}
+    for i, entry in enumerate(found):
+        if not entry or entry.values is None or entry.from_example[:1] != [True]:
+            continue
+        for j, out in enumerate(entry.values):
+            if np.size(out) == small.size and _close(np.ravel(out), want, hosts.rtol, hosts.atol):
+                roles.setdefault(i, []).append(j)
+    return roles
+
+
+def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
+    """Every host function of `hosts.fn`'s callbacks whose output is SciPy's `reference`
+    (scipy.special.gammaln or digamma, from the test cell) when called directly on `small`,
+    called directly on the `huge` input (references.huge_input: a million values over the
+    whole domain, in random order), where the trace at that size calls it: its output is
+    `reference` rounded to float32, element by element (a branch inside a host function is
+    invisible to the lowering of the programs at that size, which are never run), and with
+    SciPy's function poisoned, keyed on `huge`'s values (witness.host_values), every element
+    changes. Fails with the size and a counterexample."""
+    small, huge = np.asarray(small), np.asarray(huge)
+    found = ask.run(f"witness.host_values({hosts.fn}, a)", a=probe.numpy(small), what=f"Tracing {hosts.name}",
+                    hint=hosts.hint)
+    roles = _roles(found, small, scipy32(reference, small).ravel(), hosts)
+    if not roles:
+        return
+    n = huge.size
+    report = ask.run(f"witness.host_values({hosts.fn}, a, replace={hosts.scipy!r}, keep={sorted(roles)!r})",
+                     a=probe.numpy(huge), what=f"Tracing {hosts.name} on shape ({n},)", hint=hosts.hint)
+    want = scipy32(reference, huge).ravel()
+    short = hosts.scipy.rpartition(".")[2]
+    what = f"A host function of {hosts.name}, called directly on {n:,} values over the whole domain,"
+    for i, outputs in sorted(roles.items()):
+        entry = report[i] if i < len(report) else None
+        if not entry or entry.from_example[:1] != [True]:
+            continue   # the trace at that size calls no such host function: the every-shape tests' finding
+        checks.expect(entry.values is not None, (
+            f"{what} raised {entry.error}; accept float32 arrays of any size and hand them to "
+            f"scipy.special.{short} whole."))
+        for j in outputs:
+            got = entry.values[j] if j < len(entry.values) else np.zeros(0)
+            checks.expect(np.size(got) == n, (
+                f"{what} returned {np.size(got):,} values where {n:,} were expected (output {j})."))
+            checks.expect_close(np.ravel(got), want, what=what, rtol=hosts.rtol, atol=hosts.atol, at=huge,
+                                hint=f"return scipy.special.{short}(x) for every element, in place, "
+                                     "whatever the input's size")
+            checks.expect(entry.poisoned_error is None, (
+                f"{what} raised {entry.poisoned_error} when the grader replaced {hosts.scipy}; hand the "
+                f"input to scipy.special.{short} whole and return its result."))
+            unchanged = entry.unchanged[j] if j < len(entry.unchanged) else None
+            same = _unexcused(unchanged, n)
+            if same.size:
+                k, clean = int(same[0]), np.ravel(got)
+                checks.fail(
+                    f"{what} does not take its values from {hosts.scipy}: with it replaced by the grader (on "
+                    f"these very values only), {same.size:,} of {n:,} values stayed the same: at x[{k}] = "
+                    f"{checks.number(huge[k])}, got {checks.number(clean[k])} both times; call "
+                    f"scipy.special.{short} on the whole array, whatever its size (not math.lgamma, a series or "
+                    "a formula of your own).")
+
+
+def _unexcused(unchanged, n: int) -> np.ndarray:
+    """The flat indices of the output entries that stayed the same with SciPy poisoned
+    (witness._unchanged's record; None: the poisoned call gave no output of that size, so
+    every entry), but those whose value is itself a poison value (poison.covered's excuse)."""
+    if unchanged is None:
+        return np.arange(n)
+    at, got = np.asarray(unchanged.at, np.int64).ravel(), np.asarray(unchanged.got, np.float64).ravel()
+    if at.size != got.size:
+        return np.arange(n)
+    inside = (at >= 0) & (at < n)
+    at, got = at[inside], got[inside]
+    if not at.size:
+        return at
+    excused = poison.covered(got, got, [n])   # unchanged by construction: only the excuse is read
+    return at[~excused]
+
+
+def check_forward_hosts_at_scale(ask, a, huge, gammaln):
+    """check_hosts_at_scale for the forward values: the host functions of gammaln_cb that
+    give scipy.special.gammaln (`gammaln`) on `a`, on `huge`."""
+    check_hosts_at_scale(ask, FORWARD_HOSTS, a, huge, gammaln)
+
+
+def check_derivative_hosts_at_scale(ask, a, huge, digamma):
+    """check_hosts_at_scale for the derivative: the host functions of jax.grad(gammaln_cb)
+    that give scipy.special.digamma (`digamma`) on `a`, on `huge`."""
+    check_hosts_at_scale(ask, DERIVATIVE_HOSTS, a, huge, digamma)

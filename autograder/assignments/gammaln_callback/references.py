@@ -43,6 +43,20 @@ def wide_inputs(rng, shape):
     return a, large_input(rng)
 
 
+# The size of the input every host function is called on directly (hostfns.check_hosts_at_scale):
+# above every size a threshold inside a host function could plausibly sit at (the programs at
+# larger shapes are only lowered, never run, and a lowering cannot see inside a host function).
+HUGE = 2**20 + 3
+
+
+def huge_input(rng):
+    """HUGE float32 values over the whole domain (`domain_values`, in random order), EDGES at
+    drawn places (1-D)."""
+    a = domain_values(rng, HUGE)
+    a[rng.choice(HUGE, len(EDGES), replace=False)] = EDGES
+    return a
+
+
 def forward_input(rng):
     """EDGES and 42 values drawn over the whole domain (`domain_values`), shuffled into a
     float32 (3, 4, 5)."""

@@ -1,7 +1,8 @@
 """gammaln_callback's observations, run where the student's code runs: every host callback
-of a program with its host function called once on operands like the grader's input, and
-the program run eagerly with a SciPy function poisoned wherever it is referenced. Exposed
-to the tests' questions as `witness`."""
+of a program with its host function called once on operands like the grader's input (on a
+huge input too, as it is and with a SciPy function poisoned, keyed on that input: its
+values, host_values), and the program run eagerly with a SciPy function poisoned wherever it
+is referenced. Exposed to the tests' questions as `witness`."""
 from __future__ import annotations
 
 import functools
@@ -12,8 +13,10 @@ import numpy as np
 # imported with this module, before any student code runs: its baseline of the settings it
 # puts back before each observed call (np.seterr, ...) is the process's own, not the notebook's
 from autograder.witness.purity import Purity, writable_and_read_only
+from autograder.shared import poison
 from autograder.shared.evidence import HostArray, HostFunction, HostPurity, Report, Run
-from autograder.witness import hostcall, inspection
+from autograder.assignments.gammaln_callback.records import HostValues, Unchanged
+from autograder.witness import hostcall, inspection, substitute
 from autograder.witness.observe import student_call
 
 
@@ -106,3 +109,73 @@ def eager_replaced(fn: Callable, *args, replace: tuple[str, ...] = ()) -> Report
         with substitute.poisoned(dotted, keys):
             poisoned[dotted] = Run(run(), [int(size)])
     return Report(calls=[], value=value, poisoned=poisoned, opcodes=[])
+
+
+def _called(flat, operands: list) -> tuple[list | None, str | None]:
+    """(the outputs as NumPy arrays, None) of the host function of `flat` (a callback
+    equation's params["callback"]) called directly on copies of `operands`, or (None, the
+    error it raised)."""
+    from jax import tree_util
+
+    from autograder.shared.errors import describe
+    try:
+        result = student_call(flat, *(o.copy() for o in operands))()
+        return [np.asarray(o) for o in tree_util.tree_leaves(result)], None
+    except Exception as exc:   # student code; anything else ends the question
+        return None, describe(exc)
+
+
+def _unchanged(clean: list | None, poisoned: list | None) -> list:
+    """Per output of `clean`: where the poisoned call's output equals it (NaN equal to NaN,
+    poison.changed), as a records.Unchanged (flat indices, the poisoned values there); None where
+    the poisoned call gave no output of that size. Only the entries that did not change
+    travel (the grader judges them: poison.covered), not two copies of a million values."""
+    found = []
+    for j, out in enumerate(clean or ()):
+        other = poisoned[j] if poisoned is not None and j < len(poisoned) else None
+        if other is None or np.size(other) != np.size(out):
+            found.append(None)
+            continue
+        out, other = np.ravel(out), np.ravel(other)
+        if out.dtype.kind == "f" and other.dtype.kind == "f":   # poison.changed, without two float64 copies
+            same = out == other
+            same |= np.isnan(out) & np.isnan(other)
+        else:
+            same = ~poison.changed(out, other)
+        at = np.flatnonzero(same)
+        found.append(Unchanged(at, other[at]))
+    return found
+
+
+def host_values(fn: Callable, example, replace: str = "", keep=None) -> list:
+    """Every pure_callback and io_callback equation of make_jaxpr(fn)(example), in walk order
+    (only those whose index is in `keep`, when given; None for the others), with its host
+    function called directly on operands like its own (`example`'s values when the sizes
+    agree, see _operand_like): observed from below Python (hostcall.call: its output is
+    captured, not printed), and, with `replace` (a dotted name, scipy.special.gammaln), once
+    more with that function poisoned wherever the answer references it, keyed on `example`'s
+    values (substitute.PoisonUfunc: SciPy's real values anywhere else, so a self-test at a
+    point of the host function's own choosing cannot tell). One records.HostValues per
+    equation: its operands' shapes, whether each holds `example`'s values, the outputs whole
+    (the grader compares them element by element) or the error; with `replace`, what the
+    poisoned call raised and, per output, the elements it left as they were (_unchanged)."""
+    example = np.asarray(example)
+    keys = substitute.keys_of([example]) if replace else None
+    found = []
+    for i, (eqn, operands) in enumerate(_callbacks(fn, example)):
+        if keep is not None and i not in keep:
+            found.append(None)
+            continue
+        flat = eqn.params["callback"]   # JAX's equation params (not evidence)
+        seen = hostcall.call(lambda: _called(flat, operands))
+        values, error = seen.result if seen.error is None else (None, seen.error)
+        poisoned_error, unchanged = None, []
+        if replace:
+            original = substitute.resolve(replace)
+            with substitute.replaced(original, substitute.PoisonUfunc(original, keys)):
+                poisoned, poisoned_error = _called(flat, operands)
+            unchanged = _unchanged(values, poisoned)
+            del poisoned
+        found.append(HostValues([list(o.shape) for o in operands], [o.size == example.size for o in operands],
+                                values, error, poisoned_error, unchanged))
+    return found

@@ -280,9 +280,50 @@ def domain_inputs(ask, *, empty=True):
             ("of shape (0,)", np.zeros((0,), np.float32))][:None if empty else -1]
 
 
+# The size of the one large input the host function is called on directly: above every size a
+# threshold inside it could plausibly sit at (the programs at larger shapes are only lowered,
+# never run, and a branch inside the host function is invisible to a lowering), 4 MB of float32.
+BIG = 2**20 + 3
+
+
+def big_input(ask):
+    """BIG float32 values in random order over every magnitude: random bit patterns (both
+    signs, every exponent, subnormal values, NaN of many payloads), with NaN, infinities,
+    signed zeros, the smallest subnormal and the largest finite values put at drawn places."""
+    rng = ask.rng(144)
+    a = rng.integers(0, 2**32, BIG, dtype=np.uint32).view(np.float32)
+    special = np.float32([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1.2e-38, -1.2e-38,
+                          1.7e38, -1.7e38, 3.4e38, -3.4e38])
+    a[rng.choice(BIG, 64 * special.size, replace=False)] = np.repeat(special, 64)
+    return a
+
+
+def big_host_calls(ask, a):
+    """witness.host_calls on the large input `a`: the host function JAX calls for an input of
+    its size (the one pure_callback of the trace at that shape) called directly on `a`, once,
+    as a NumPy array (the kind on which it may run no JAX either)."""
+    return ask.run("witness.host_calls(pure_callback_doubler, big, [big])", big=probe.numpy(a),
+                   what=f"{TRACING} on shape ({a.size},)", hint=TRACING_HINT)
+
+
+def expect_numpy_doubling_at_scale(ask):
+    """The host function called directly on BIG values (big_input), as a NumPy array, returns
+    NumPy's float32 arr * 2 exactly, element by element, and runs no JAX
+    (expect_numpy_doubling). The programs at that size were lowered, not run; when the trace
+    at that size holds no single callback, the every-shape tests say so."""
+    a = big_input(ask)
+    report = big_host_calls(ask, a)
+    if report.callbacks != 1:
+        return   # the structure at that size: the every-shape tests' finding
+    kind = KINDS[0][0]
+    on = (f"{kind} of {a.size:,} values given to it directly (every magnitude, both signs, infinities and NaN, "
+          "in random order)")
+    expect_numpy_doubling(report.calls[0], a, kind=kind, on=on, jax_allowed=False)
+
+
 def doubled(a):
     """NumPy's float32 a * 2 (3e38 overflows to inf), as float64 for the comparisons."""
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):   # invalid: a signalling NaN's payload
         return (a * np.float32(2)).astype(np.float64)
 
 
@@ -328,6 +369,7 @@ def expect_numpy_doubling(call, a, *, kind, on, jax_allowed):
     checks.expect(got.shape == want.shape, f"Your host function's result on {on} has shape {got.shape}, not "
                                            f"the input's {want.shape}; it should return NumPy's float32 arr * 2.")
     wrong = checks.unequal(got, want)
+    example = checks.counterexample(got, want, wrong, ("arr", a))
     checks.expect(not np.any(wrong), f"Your host function's result on {on} differs from the reference arr * 2 at "
-                        f"{np.count_nonzero(wrong)} of {a.size} entries{checks.counterexample(got, want, wrong, ('arr', a))}"
+                        f"{np.count_nonzero(wrong):,} of {a.size:,} entries{example}"
                         "; it should return NumPy's float32 arr * 2 exactly.")

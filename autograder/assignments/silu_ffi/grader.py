@@ -12,14 +12,16 @@ answer runs); verdicts use `checks`; the inputs each test uses stay in its cell.
 
 Beyond the shapes a test runs, each path is proven at every shape without running
 (every_shape.py: the program at each shape within the one checked by running); an eager call
-is judged by the primitives it binds (witness.eager), lowered and read as the jitted path is.
+is judged by the primitives it binds (witness.eager), lowered and read as the jitted path is;
+and each kernel is called directly on 2^20 + 5 values (at_scale.py), for what C++ decides at
+run time from the size.
 """
 import hashlib
 
 import numpy as np
 
 from autograder.shared import checks, evidence, gates, poison, proofs
-from autograder.assignments.silu_ffi import EXERCISE, every_shape
+from autograder.assignments.silu_ffi import EXERCISE, at_scale, every_shape
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -319,6 +321,25 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
         f"The backward pass calls your forward kernel's handler (target {misused[0] if misused else ''!r}) "
         "with other operands or attributes than silu_ffi does; the forward kernel may only recompute "
         "silu(x) there, and the derivative belongs in your backward kernel."))
+
+
+# ---- the kernels called directly at 2^20 + 5 values (at_scale.py) ----
+
+def expect_forward_kernel_at_scale(ask, x):
+    """The forward kernel, called directly on x (at_scale.forward_inputs), returns silu(x) in every element."""
+    at_scale.expect_kernel(ask, "silu_ffi", [x], lambda c: silu_np64(x[c]), kernel="forward kernel",
+                           path="jax.jit(silu_ffi)", rtol=1e-5, atol=1e-6, given=True,
+                           hint="it must compute silu(x) for every element of x, in its place, whatever the size of x")
+
+
+def expect_backward_kernel_at_scale(ask, x, ct):
+    """The backward kernel, called directly on x and the cotangent ct (at_scale.backward_inputs)
+    and on what else the VJP gives it, returns ct·silu'(x) in every element."""
+    at_scale.expect_kernel(ask, "lambda v, c: jax.vjp(silu_ffi, v)[1](c)[0]", [x, ct],
+                           lambda c: silu_grad_np64(x[c], ct[c]), kernel="backward kernel",
+                           path="The VJP of silu_ffi with a random cotangent", rtol=1e-4, atol=1e-5, given=False,
+                           hint="it must compute ȳ·σ(x)·(1 + x·(1 − σ(x))) for every element, in its place, whatever "
+                                "the size of x")
 
 
 # ---- every shape (every_shape.py), and the eager calls ----

@@ -1,0 +1,290 @@
+"""silu_ffi's kernels called directly at scale (issue 47, item 3: opaque code at scale).
+
+The value tests run programs on a few hundred to a few thousand elements, and every_shape.py
+reads the programs at larger shapes without running them. A branch inside C++ (a cruder exp,
+a loop that stops short of the tail, a read from the wrong offset, from some size on) is
+decided when the kernel runs, so neither sees it. Here the grader calls each kernel itself
+(probe.Ask.kernel_call, in the executor) on SIZE values, in random order over the kernel's
+whole domain, and compares every output element, in its place, with the float64 reference.
+
+SIZE is 2^20 + 5 (4 MB of float32 an array), above the thresholds a kernel plausibly branches
+at (1024, 4096, 65536, 2^18, 2^20). What bounds it is the trip through the runner: an array
+crosses as base64 in JSON, and the runner reads and writes a message by copying it whole at
+each pipe chunk (runner/sandbox.py), so the cost grows with the square of the size. Measured
+(container peak, 768 MB allowed): at 2^20 + 5, +0.5 s for the reference answer, peaks of 430 MB
+(the reference), 460 MB (a residual fed to the backward kernel) and 510 MB (the VJP's program
+run instead); at 2^22 + 5, +10.5 s and 683 MB for the reference, and alt_residual_sigmoid's
+grading past 768 MB.
+
+What is called is the custom_call of the path lowered at SIZE at an abstract shape (the
+witness allocates nothing: handover.lowered), so the call has the operand and result types
+and the attributes silu_ffi gives it at that size; the path's structure there (Ask.structures,
+read by the executor) says which call the output is moved from. The forward kernel takes x
+alone (the task), so it is called on the grader's x, whatever the path computes from x, as
+test 5's small direct calls call it. The backward kernel's operands are the answer's to choose:
+the structure says where each comes from, the path's inputs (x, the cotangent), given as they
+are, or the output of another call of the answer's (a residual such as σ(x)), itself called
+directly on the inputs first. Where the grader cannot give them that way (an operand computed
+in JAX, stacked from two sources, operands or outputs past MESSAGE_BYTES), it runs the VJP's
+program at SIZE instead (Ask.program) and judges its output the same way.
+
+The comparison reads CHUNK elements at a time (the whole float64 reference and its
+temporaries would cost the runner 50 MB more, 200 MB at 2^22) and fails with
+checks.expect_close's sentences.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from autograder.shared import checks, wire
+from autograder.shared.evidence import FFI, MLIR_ELEMENTS, Lowered, Program, Report, Structure
+
+SIZE = 2**20 + 5      # odd: a tail of 5 past every multiple of 2, 4 and 8 (a vector loop's)
+EDGE = 64             # the first and last values are ordinary ones, where silu(x) is far from 0
+CHUNK = 1 << 16       # elements the comparison reads at a time
+MESSAGE_BYTES = 16 << 20   # operands one direct call may take, and outputs it may return (4 arrays of SIZE)
+MAX_CALLS = 4         # direct calls one check makes at most; past it, the program runs instead
+
+
+# ---- the inputs ----
+
+def _ordinary(rng, n: int) -> np.ndarray:
+    """`n` values with 0.5 <= |x| <= 8, both signs: silu(x) and silu'(x) far from 0 there."""
+    return (rng.choice(np.float32([-1, 1]), n) * (0.5 + 7.5 * rng.random(n, dtype=np.float32))).astype(np.float32)
+
+
+def _bits(rng, n: int) -> np.ndarray:
+    """`n` random bit patterns as float32: every magnitude from subnormal to 3.4e38, both
+    signs, and 1 in 256 a NaN, made quiet (its payload kept: a signalling one makes NumPy's
+    float64 cast warn); the infinities are quiet NaNs too."""
+    bits = rng.integers(0, 2**32, n, dtype=np.uint32)
+    bits[(bits & 0x7F800000) == 0x7F800000] |= 0x00400000
+    return bits.view(np.float32)
+
+
+def _place(rng, x: np.ndarray, values) -> np.ndarray:
+    """`values` at random places of x, away from its edges."""
+    values = np.asarray(values, np.float32)
+    x[EDGE + rng.choice(x.size - 2 * EDGE, values.size, replace=False)] = values
+    return x
+
+
+def forward_inputs(rng, n: int = SIZE) -> np.ndarray:
+    """`n` float32 values over the forward kernel's whole domain, in random order: half of
+    them random bit patterns (_bits), half uniform on [-80, 80), with 0, -0, NaN and the
+    extremes at random places, and EDGE ordinary values at each end."""
+    x = _bits(rng, n)
+    u = rng.random(n, dtype=np.float32)
+    half = u < 0.5
+    x[half] = u[half] * 320 - 80
+    big, tiny = np.finfo(np.float32).max, np.float32(1e-45)
+    _place(rng, x, [0.0, -0.0, np.nan, 3.4e38, -3.4e38, big, -big, tiny, -tiny, 88.72, -88.72, 103.9, -103.9])
+    x[:EDGE], x[-EDGE:] = _ordinary(rng, EDGE), _ordinary(rng, EDGE)
+    return x
+
+
+def backward_inputs(rng, n: int = SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """(x, ct): `n` finite float32 values with |x| <= 1000 in random order (half random bit
+    patterns, every magnitude from subnormal up; half uniform on [-80, 80)), with 0, -0 and
+    ±1000 at random places and EDGE ordinary values at each end; ct standard normal."""
+    x = _bits(rng, n)
+    u = rng.random(n, dtype=np.float32)
+    plain = (u < 0.5) | ~(np.abs(x) <= 1000)   # NaN, infinities and |x| > 1000 too
+    x[plain] = (u[plain] % np.float32(0.5)) * 320 - 80
+    _place(rng, x, [0.0, -0.0, 1000.0, -1000.0, 1e-45, -1e-45])
+    x[:EDGE], x[-EDGE:] = _ordinary(rng, EDGE), _ordinary(rng, EDGE)
+    ct = rng.standard_normal(n, dtype=np.float32)
+    ct[:EDGE], ct[-EDGE:] = _ordinary(rng, EDGE), _ordinary(rng, EDGE)
+    return x, ct
+
+
+# ---- the comparison, chunk by chunk ----
+
+def expect_close(got, expected, n: int, *, what: str, at, hint: str = "", rtol: float = 1e-5,
+                 atol: float = 1e-6) -> None:
+    """checks.expect_close(got, expected(slice(None)), at=at) for 1-d `got` of `n` values,
+    with the same sentences (the same counts and counterexample), the float64 reference
+    `expected(chunk)` computed CHUNK elements at a time."""
+    tail = f"; {hint}" if hint else ""
+    if isinstance(got, wire.Opaque):
+        checks.fail(f"{what} returned a {got.type_name}, not an array{tail}")
+    got = np.asarray(got)
+    if got.shape != (n,):
+        checks.fail(f"{what} has shape {got.shape}, expected {(n,)}{tail}")
+    counts, first, nonfinite = [0, 0, 0], [None, None], 0
+    worst = (0.0, None)   # the largest error among the entries not close, and where
+    for start in range(0, n, CHUNK):
+        chunk = slice(start, min(start + CHUNK, n))
+        want = np.asarray(expected(chunk), np.float64)
+        g = got[chunk].astype(np.float64)
+        finite = np.isfinite(want)
+        nonfinite += int(np.count_nonzero(~finite))
+        masks = (finite & ~np.isfinite(g), ~finite & checks.unequal(g, want))
+        for k, mask in enumerate(masks):
+            if mask.any():
+                counts[k] += int(np.count_nonzero(mask))
+                if first[k] is None:
+                    first[k] = start + int(np.argmax(mask))
+        far = finite & ~np.isclose(g, want, rtol=rtol, atol=atol)
+        if far.any():
+            counts[2] += int(np.count_nonzero(far))
+            err = np.where(far, np.abs(g - want), 0.0)
+            if worst[1] is None or err.max() > worst[0]:
+                worst = (float(err.max()), start + int(np.argmax(err)))
+
+    def example(i: int) -> str:
+        name, inputs = at if isinstance(at, tuple) else ("x", at)
+        want = float(np.asarray(expected(slice(i, i + 1)), np.float64)[0])
+        return (f": at {name}[{i}] = {checks.number(inputs[i])}, got {checks.number(got[i])}, "
+                f"expected {checks.number(want)}")
+    if counts[0]:
+        checks.fail(f"{what} contains {counts[0]} NaN or infinite values where the reference is finite"
+                    f"{example(first[0])}{tail}")
+    if counts[1]:
+        checks.fail(f"{what} differs from the reference at {counts[1]} of the {nonfinite} entries where the "
+                    "reference is NaN or infinite (those must be exactly NaN, or an infinity of the same sign)"
+                    f"{example(first[1])}{tail}")
+    if counts[2]:
+        checks.fail(f"{what} differs from the reference at {counts[2]} of {n} entries{example(worst[1])} "
+                    f"(largest error {worst[0]:.3g}){tail}")
+
+
+# ---- the program at SIZE, and where the operands of its kernel come from ----
+
+def _type(text: str) -> tuple[int, str] | None:
+    """(elements, NumPy dtype name) of an MLIR tensor type such as 'tensor<4194309xf32>'."""
+    if not (text.startswith("tensor<") and text.endswith(">")):
+        return None
+    *dims, element = text[len("tensor<"):-1].split("x")
+    if element not in MLIR_ELEMENTS or not all(d.isdigit() for d in dims):
+        return None
+    return int(np.prod([int(d) for d in dims], dtype=np.int64)), MLIR_ELEMENTS[element]
+
+
+def _bytes(types: list[str]) -> int:
+    """What the arrays of these types take (a type that is not a tensor: past any budget)."""
+    found = [_type(t) for t in types]
+    return MESSAGE_BYTES + 1 if None in found else sum(n * np.dtype(d).itemsize for n, d in found)
+
+
+def lowered(ask, fn: str, spec: list, *, what: str, hint: str) -> tuple[Structure, Program]:
+    """`fn` lowered at the abstract `spec` (Ask.structures, read by the executor), and the
+    text of that lowering with the witness's bindings, to call its kernels from."""
+    (found,) = ask.structures(fn, [spec], what=what, hint=hint)
+    checks.expect(not found.refused, f"{what} could not be read: {found.refused}; {hint}")
+    got = ask.run(f"(handover.lowered({fn}, specs), registry.bindings())", what=what, hint=hint, specs=[spec])
+    texts, bindings = got if isinstance(got, list) and len(got) == 2 else ([], None)
+    checks.expect(isinstance(texts, list) and len(texts) == 1 and isinstance(texts[0], Lowered)
+                  and isinstance(bindings, dict), f"Lowering {what} gave no program.")
+    checks.expect(bool(texts[0].text), f"{what} could not be lowered: {texts[0].error}; {hint}")
+    return found, Program(texts[0].text, bindings)
+
+
+def _source(s: Structure, origin, type_text: str, sizes: list[int], caller: int, nested: bool):
+    """Where an operand of call `caller` comes from, as the grader can give it: ("input", i),
+    or ("call", k, inputs, outputs): output j (one of `outputs`, the last first) of call k,
+    itself fed the inputs `inputs`; None when the grader cannot (math, two sources, a
+    constant, sizes that differ, a chain of calls)."""
+    want = _type(type_text)
+    if want is None or origin.math or len(origin.sources) != 1:
+        return None
+    (source,) = origin.sources
+    if source.startswith("input:"):
+        i = int(source.removeprefix("input:"))
+        return ("input", i) if i < len(sizes) and want == (sizes[i], "float32") else None
+    if not source.startswith("call:") or nested:
+        return None
+    k = int(source.removeprefix("call:"))
+    if k == caller or k >= len(s.calls) or s.calls[k].kind != FFI or k >= len(s.operands):
+        return None
+    call = s.calls[k]
+    inputs = [_source(s, o, t, sizes, k, True) for o, t in zip(s.operands[k], call.operand_types)]
+    outputs = [j for j, t in enumerate(call.result_types) if _type(t) == want][::-1]
+    if len(inputs) != len(call.operand_types) or None in inputs or not outputs:
+        return None
+    return ("call", k, [i for _, i in inputs], outputs)
+
+
+def plan(s: Structure, sizes: list[int], *, given: bool = False) -> tuple[int, list] | None:
+    """The call the path's one output is moved from and, per operand of it, its _source
+    (with `given`, the path's inputs themselves, in order, whatever the path computes from
+    them: what the task says the kernel takes); None when the grader cannot call it directly
+    so (then the program runs), or when that takes more than MAX_CALLS calls, or operands or
+    outputs past MESSAGE_BYTES."""
+    if len(s.outputs) != 1:
+        return None
+    calls = sorted(set(s.outputs[0].calls()))
+    if len(calls) != 1 or not s.outputs[0].moved_from(set(calls)):
+        return None
+    (target,) = calls
+    call = s.calls[target] if target < len(s.calls) else None
+    if call is None or call.kind != FFI or target >= len(s.operands) or len(s.operands[target]) != len(call.operand_types):
+        return None
+    if given:
+        fits = len(sizes) == len(call.operand_types) and all(
+            _type(t) == (n, "float32") for t, n in zip(call.operand_types, sizes))
+        sources = [("input", i) for i in range(len(sizes))] if fits else [None]
+    else:
+        sources = [_source(s, o, t, sizes, target, False) for o, t in zip(s.operands[target], call.operand_types)]
+    if None in sources:
+        return None
+    fed = {src[1] for src in sources if src[0] == "call"}
+    tries = int(np.prod([len(src[3]) for src in sources if src[0] == "call"]))
+    if len(fed) + tries > MAX_CALLS or any(max(_bytes(s.calls[k].operand_types), _bytes(s.calls[k].result_types))
+                                           > MESSAGE_BYTES for k in [target, *fed]):
+        return None
+    return target, sources
+
+
+def _called(ask, program: Program, index: int, operands: list, what: str) -> list[np.ndarray]:
+    """The outputs of call `index` of `program` called directly on `operands`."""
+    direct = ask.kernel_call(Report([], None, {}, [], program=program), index, tuple(operands), what=what)
+    checks.expect(not direct.refused and direct.outputs is not None,
+                  f"{what} could not run: {direct.refused or 'its operands do not fit'}.")
+    return direct.outputs
+
+
+def expect_kernel(ask, fn: str, arrays: list[np.ndarray], expected, *, kernel: str, path: str, hint: str,
+                  rtol: float, atol: float, given: bool) -> None:
+    """The kernel that the one output of `fn` (an expression naming the path, of the arrays,
+    1-d, float32) comes from, called directly at their size, returns `expected(chunk)`
+    (float64) element by element. With `given` (the forward kernel: the task says it takes x
+    alone, and returns silu(x) first), it is called on the arrays themselves, as the small
+    direct calls of test 5 call it, and its first output is judged; otherwise on what the
+    path gives it (see plan), any one of its outputs passing. `kernel` names it ("forward
+    kernel"), `path` the path in the sentence of the program run when it cannot be called."""
+    n = int(arrays[0].size)
+    where = f"{path} at {n:,} elements"
+    s, program = lowered(ask, fn, [((n,), "float32") for _ in arrays], what=where, hint=hint)
+    planned = plan(s, [int(a.size) for a in arrays], given=given)
+    if planned is None:
+        names = [f"a{i}" for i in range(len(arrays))]
+        report = ask.program(fn, *names, what=where, hint=hint, **dict(zip(names, arrays)))
+        checks.expect(not report.refused, f"The grader could not run {where}: {report.refused}.")
+        expect_close(np.asarray(report.value[0]).reshape(-1), expected, n, what=f"{path} on {n:,} values",
+                     at=arrays[0], hint=hint, rtol=rtol, atol=atol)
+        return
+    target, sources = planned
+    what = f"Your {kernel} (target {s.calls[target].target!r}) called directly on {n:,} values"
+    fed = {}
+    for src in sources:
+        if src[0] == "call" and src[1] not in fed:
+            k = src[1]
+            fed[k] = _called(ask, program, k, [arrays[i] for i in src[2]],
+                             f"Your kernel (target {s.calls[k].target!r}) called directly on {n:,} values")
+    failures = []
+    choices = [src[3] if src[0] == "call" else [None] for src in sources]
+    for picked in itertools.product(*choices):
+        operands = [arrays[src[1]] if src[0] == "input" else fed[src[1]][j] for src, j in zip(sources, picked)]
+        outputs = _called(ask, program, target, operands, what)
+        for out in outputs[:1] if given else outputs:
+            try:
+                expect_close(np.asarray(out).reshape(-1), expected, n, what=what, at=arrays[0], hint=hint,
+                             rtol=rtol, atol=atol)
+                return
+            except AssertionError as exc:
+                failures.append(exc)
+    checks.expect(bool(failures), f"{what} returns no output.")
+    raise failures[0]
