@@ -78,7 +78,8 @@ class Handlers:
                 continue
             claim = bindings.get(target)
             if target in self._bound:
-                if isinstance(claim, dict) and self._address(claim) not in (None, self._bound[target][1]):
+                if isinstance(claim, dict) and self._address(claim, self._library_of(claim)) not in (
+                        None, self._bound[target][1]):
                     return f"the FFI target {target} was bound to two different functions"
                 continue
             if target == poison.TARGET:
@@ -97,9 +98,10 @@ class Handlers:
             return {"handler": f"0x{address:x}", "course": address in self._course.values()}
         return {"handler": f"name:{target}", "course": False}
 
-    def _address(self, claim: dict) -> int | None:
-        """The address here of the function `claim` names, once its library is loaded."""
-        library, offset = self._library_of(claim), claim.get("offset")
+    @staticmethod
+    def _address(claim: dict, library) -> int | None:
+        """The address here of the function `claim` names in `library` (its _library_of)."""
+        offset = claim.get("offset")
         if not isinstance(library, ctypes.CDLL) or not isinstance(offset, int):
             return None
         return linkmap.base_of(library) + offset
@@ -143,7 +145,7 @@ class Handlers:
                     "library it loaded")
         if not isinstance(library, ctypes.CDLL):
             return f"the FFI target {target} is registered from {symbol} in {library}"
-        address = self._address(claim)
+        address = self._address(claim, library)
         inside = linkmap.object_of(address)[0] if address else ""
         if not address or os.path.realpath(inside or "/") != os.path.realpath(library._name):
             return (f"the FFI target {target} is registered from an address outside the library it names "

@@ -88,24 +88,23 @@ class Libraries:
     def claims(self, bindings: dict) -> dict:
         """`bindings` (the witness's, registry.bindings) with each of the answer's libraries
         given the sha256 of its copy in the executor's folder, or why there is none."""
-        out = {}
+        out, captures = {}, None
         for target, claim in (bindings or {}).items():
             claim = dict(claim) if isinstance(claim, dict) else {}
             library = claim.get("library")
             if isinstance(library, dict) and not claim.get("course"):
-                claim["library"] = {**library, **self._copy_of(library)}
+                if captures is None and self.runs_answer:
+                    captures = self._refresh()   # once per request, whatever the number of targets
+                claim["library"] = {**library, **self._copy_of(library, captures or [])}
             out[str(target)] = claim
         return out
 
-    def _copy_of(self, library: dict) -> dict:
+    def _copy_of(self, library: dict, captures: list[Capture]) -> dict:
         name = str(library.get("name") or "")
         shown = os.path.basename(name) or "its library"
         if not self.runs_answer:
             return {"missing": f"{shown}, which is not one of the course's kernels, and this task runs no C++ "
                                "of yours"}
-        pid = self.pid()
-        captures = self._captures(pid) if pid else []
-        self._copy_all(captures)
         want = (os.fsencode(name), library.get("base"))
         for capture in reversed(captures):   # the latest of that name at that address
             if (capture.name, capture.base) == want and self._copied.get((capture.pid, capture.number)):
@@ -115,48 +114,45 @@ class Libraries:
                            "the grader runs the library your notebook loaded, copied as it is loaded, so load "
                            "it from a file your notebook wrote and leave the grader's .cache folder alone"}
 
-    def _captures(self, pid: int) -> list[Capture]:
-        """The capture records of process `pid`, in the order they were made."""
-        fd = _open_folder(self.student, CAPTURE)
+    def _refresh(self) -> list[Capture]:
+        """The live witness's captures, in the order they were made, those not seen before read
+        and copied into the executor's folder (all of them: one library may need another), in
+        one opening of the capture folder."""
+        pid = self.pid()
+        fd = _open_folder(self.student, CAPTURE) if pid else None
         if fd is None:
             return []
         try:
-            found = []
-            with os.scandir(fd) as entries:   # lazily: the student may have filled the folder
-                names = [e.name for _, e in zip(range(SCANNED), entries)]
-            for entry in names:
-                head, _, rest = entry.partition("-")
-                number, dot, kind = rest.partition(".")
-                if kind != "txt" or not dot or head != str(pid) or not number.isdigit():
-                    continue
-                key = (pid, int(number))
-                if key not in self._records:   # a record is written once, whole (loaded_audit.c)
-                    data, _ = _read_owned(entry, fd, self.uid, 1 << 16)
-                    base, _, name = (data or b"").partition(b"\n")
-                    try:
-                        self._records[key] = Capture(pid, int(number), name, int(base, 16))
-                    except ValueError:
-                        self._records[key] = None
-                if self._records[key] is not None:
-                    found.append(self._records[key])
-            return sorted(found, key=lambda c: c.number)[:self.limits.loaded_libraries]
+            captures = self._captures(pid, fd)
+            for capture in captures:
+                if (capture.pid, capture.number) not in self._copied:
+                    self._copied[(capture.pid, capture.number)] = self._copy(capture, fd)
+            return captures
         finally:
             os.close(fd)
 
-    def _copy_all(self, captures: list[Capture]) -> None:
-        """Copy each capture not copied yet into the executor's folder (all of them: one
-        library may need another), within the limits."""
-        fresh = [c for c in captures if (c.pid, c.number) not in self._copied]
-        if not fresh:
-            return
-        fd = _open_folder(self.student, CAPTURE)
-        if fd is None:
-            return
-        try:
-            for capture in fresh:
-                self._copied[(capture.pid, capture.number)] = self._copy(capture, fd)
-        finally:
-            os.close(fd)
+    def _captures(self, pid: int, fd: int) -> list[Capture]:
+        """The capture records of process `pid` in the folder open as `fd`, in the order they
+        were made."""
+        found = []
+        with os.scandir(fd) as entries:   # lazily: the student may have filled the folder
+            names = [e.name for _, e in zip(range(SCANNED), entries)]
+        for entry in names:
+            head, _, rest = entry.partition("-")
+            number, dot, kind = rest.partition(".")
+            if kind != "txt" or not dot or head != str(pid) or not number.isdigit():
+                continue
+            key = (pid, int(number))
+            if key not in self._records:   # a record is written once, whole (loaded_audit.c)
+                data, _ = _read_owned(entry, fd, self.uid, 1 << 16)
+                base, _, name = (data or b"").partition(b"\n")
+                try:
+                    self._records[key] = Capture(pid, int(number), name, int(base, 16))
+                except ValueError:
+                    self._records[key] = None
+            if self._records[key] is not None:
+                found.append(self._records[key])
+        return sorted(found, key=lambda c: c.number)[:self.limits.loaded_libraries]
 
     def _copy(self, capture: Capture, folder_fd: int) -> str:
         left = self.limits.loaded_libraries_bytes - self._bytes

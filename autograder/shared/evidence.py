@@ -145,6 +145,16 @@ def tensor_type(shape: tuple, dtype: str) -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
+def tensor_shape(text: str) -> tuple[tuple[int, ...], str]:
+    """tensor_type's inverse: "tensor<3x7xf32>" -> ((3, 7), "float32"). TypeError for anything
+    else (tuples, tokens, dynamic shapes, element types without a NumPy dtype)."""
+    *dims, element = text.removeprefix("tensor<").removesuffix(">").split("x")
+    if not (text.startswith("tensor<") and text.endswith(">")) or element not in MLIR_ELEMENTS \
+            or not all(d.isdigit() for d in dims):
+        raise TypeError(f"a value of type {text} cannot be rebuilt")
+    return tuple(int(d) for d in dims), MLIR_ELEMENTS[element]
+
+
 LOOP_INIT = "loop-init"   # an Origin source: the constant a while loop's carried buffer starts as
 
 

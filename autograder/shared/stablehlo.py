@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from jax.extend.mlir import ir
 
-from autograder.shared.evidence import MLIR_ELEMENTS, Attribute
+from autograder.shared.evidence import MLIR_ELEMENTS, Attribute, tensor_shape
 
 # What JAX's host callbacks lower to (jax/_src/callback.py: xla_ffi_python_cpu_callback,
 # xla_ffi_partitioned_python_cpu_callback, and the older buffer/untyped variants).
@@ -127,11 +127,9 @@ MLIR_DTYPES = {k: np.dtype(v) for k, v in MLIR_ELEMENTS.items()}
 
 def tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
     """"tensor<3x7xf32>" -> ((3, 7), float32); "tensor<f32>" -> ((), float32). TypeError for
-    anything else (tuples, tokens, dynamic shapes, element types without a NumPy dtype)."""
-    *dims, element = text.removeprefix("tensor<").removesuffix(">").split("x")
-    if not text.startswith("tensor<") or element not in MLIR_DTYPES or not all(d.isdigit() for d in dims):
-        raise TypeError(f"a value of type {text} cannot be rebuilt")
-    return tuple(int(d) for d in dims), np.dtype(MLIR_DTYPES[element])
+    anything else (evidence.tensor_shape)."""
+    shape, dtype = tensor_shape(text)
+    return shape, np.dtype(dtype)
 
 
 def opcodes(compiled) -> list[str]:

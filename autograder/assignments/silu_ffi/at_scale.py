@@ -9,12 +9,12 @@ whole domain, and compares every output element, in its place, with the float64 
 
 SIZE is 2^20 + 5 (4 MB of float32 an array), above the thresholds a kernel plausibly branches
 at (1024, 4096, 65536, 2^18, 2^20). What bounds it is the trip through the runner: an array
-crosses as base64 in JSON, and the runner reads and writes a message by copying it whole at
-each pipe chunk (runner/sandbox.py), so the cost grows with the square of the size. Measured
-(container peak, 768 MB allowed): at 2^20 + 5, +0.5 s for the reference answer, peaks of 430 MB
-(the reference), 460 MB (a residual fed to the backward kernel) and 510 MB (the VJP's program
-run instead); at 2^22 + 5, +10.5 s and 683 MB for the reference, and alt_residual_sigmoid's
-grading past 768 MB.
+crosses as base64 in JSON. Measured (container peak, 768 MB allowed): at 2^20 + 5, +0.5 s for
+the reference answer, peaks of 430 MB (the reference), 460 MB (a residual fed to the backward
+kernel) and 510 MB (the VJP's program run instead); at 2^22 + 5, +10.5 s and 683 MB for the
+reference, and alt_residual_sigmoid's grading past 768 MB, while the runner still copied a
+message whole at each 64 KB pipe chunk (runner/sandbox.py now reads into one buffer: about
++2.4 s at 2^22 + 5, measured once; base64 is the next cost).
 
 What is called is the custom_call of the path lowered at SIZE at an abstract shape (the
 witness allocates nothing: handover.lowered), so the call has the operand and result types
@@ -28,9 +28,8 @@ directly on the inputs first. Where the grader cannot give them that way (an ope
 in JAX, stacked from two sources, operands or outputs past MESSAGE_BYTES), it runs the VJP's
 program at SIZE instead (Ask.program) and judges its output the same way.
 
-The comparison reads CHUNK elements at a time (the whole float64 reference and its
-temporaries would cost the runner 50 MB more, 200 MB at 2^22) and fails with
-checks.expect_close's sentences.
+The comparison is checks.expect_close's, on the whole float64 reference (its temporaries cost
+the runner about 50 MB at SIZE).
 """
 from __future__ import annotations
 
@@ -38,12 +37,11 @@ import itertools
 
 import numpy as np
 
-from autograder.shared import checks, wire
-from autograder.shared.evidence import FFI, MLIR_ELEMENTS, Lowered, Program, Report, Structure
+from autograder.shared import checks
+from autograder.shared.evidence import FFI, Lowered, Program, Report, Structure, tensor_shape
 
 SIZE = 2**20 + 5      # odd: a tail of 5 past every multiple of 2, 4 and 8 (a vector loop's)
 EDGE = 64             # the first and last values are ordinary ones, where silu(x) is far from 0
-CHUNK = 1 << 16       # elements the comparison reads at a time
 MESSAGE_BYTES = 16 << 20   # operands one direct call may take, and outputs it may return (4 arrays of SIZE)
 MAX_CALLS = 4         # direct calls one check makes at most; past it, the program runs instead
 
@@ -100,67 +98,15 @@ def backward_inputs(rng, n: int = SIZE) -> tuple[np.ndarray, np.ndarray]:
     return x, ct
 
 
-# ---- the comparison, chunk by chunk ----
-
-def expect_close(got, expected, n: int, *, what: str, at, hint: str = "", rtol: float = 1e-5,
-                 atol: float = 1e-6) -> None:
-    """checks.expect_close(got, expected(slice(None)), at=at) for 1-d `got` of `n` values,
-    with the same sentences (the same counts and counterexample), the float64 reference
-    `expected(chunk)` computed CHUNK elements at a time."""
-    tail = f"; {hint}" if hint else ""
-    if isinstance(got, wire.Opaque):
-        checks.fail(f"{what} returned a {got.type_name}, not an array{tail}")
-    got = np.asarray(got)
-    if got.shape != (n,):
-        checks.fail(f"{what} has shape {got.shape}, expected {(n,)}{tail}")
-    counts, first, nonfinite = [0, 0, 0], [None, None], 0
-    worst = (0.0, None)   # the largest error among the entries not close, and where
-    for start in range(0, n, CHUNK):
-        chunk = slice(start, min(start + CHUNK, n))
-        want = np.asarray(expected(chunk), np.float64)
-        g = got[chunk].astype(np.float64)
-        finite = np.isfinite(want)
-        nonfinite += int(np.count_nonzero(~finite))
-        masks = (finite & ~np.isfinite(g), ~finite & checks.unequal(g, want))
-        for k, mask in enumerate(masks):
-            if mask.any():
-                counts[k] += int(np.count_nonzero(mask))
-                if first[k] is None:
-                    first[k] = start + int(np.argmax(mask))
-        far = finite & ~np.isclose(g, want, rtol=rtol, atol=atol)
-        if far.any():
-            counts[2] += int(np.count_nonzero(far))
-            err = np.where(far, np.abs(g - want), 0.0)
-            if worst[1] is None or err.max() > worst[0]:
-                worst = (float(err.max()), start + int(np.argmax(err)))
-
-    def example(i: int) -> str:
-        name, inputs = at if isinstance(at, tuple) else ("x", at)
-        want = float(np.asarray(expected(slice(i, i + 1)), np.float64)[0])
-        return (f": at {name}[{i}] = {checks.number(inputs[i])}, got {checks.number(got[i])}, "
-                f"expected {checks.number(want)}")
-    if counts[0]:
-        checks.fail(f"{what} contains {counts[0]} NaN or infinite values where the reference is finite"
-                    f"{example(first[0])}{tail}")
-    if counts[1]:
-        checks.fail(f"{what} differs from the reference at {counts[1]} of the {nonfinite} entries where the "
-                    "reference is NaN or infinite (those must be exactly NaN, or an infinity of the same sign)"
-                    f"{example(first[1])}{tail}")
-    if counts[2]:
-        checks.fail(f"{what} differs from the reference at {counts[2]} of {n} entries{example(worst[1])} "
-                    f"(largest error {worst[0]:.3g}){tail}")
-
-
 # ---- the program at SIZE, and where the operands of its kernel come from ----
 
 def _type(text: str) -> tuple[int, str] | None:
     """(elements, NumPy dtype name) of an MLIR tensor type such as 'tensor<4194309xf32>'."""
-    if not (text.startswith("tensor<") and text.endswith(">")):
+    try:
+        shape, dtype = tensor_shape(text)
+    except TypeError:
         return None
-    *dims, element = text[len("tensor<"):-1].split("x")
-    if element not in MLIR_ELEMENTS or not all(d.isdigit() for d in dims):
-        return None
-    return int(np.prod([int(d) for d in dims], dtype=np.int64)), MLIR_ELEMENTS[element]
+    return int(np.prod(shape, dtype=np.int64)), dtype
 
 
 def _bytes(types: list[str]) -> int:
@@ -249,8 +195,8 @@ def _called(ask, program: Program, index: int, operands: list, what: str) -> lis
 def expect_kernel(ask, fn: str, arrays: list[np.ndarray], expected, *, kernel: str, path: str, hint: str,
                   rtol: float, atol: float, given: bool) -> None:
     """The kernel that the one output of `fn` (an expression naming the path, of the arrays,
-    1-d, float32) comes from, called directly at their size, returns `expected(chunk)`
-    (float64) element by element. With `given` (the forward kernel: the task says it takes x
+    1-d, float32) comes from, called directly at their size, returns `expected` (the float64
+    reference) element by element. With `given` (the forward kernel: the task says it takes x
     alone, and returns silu(x) first), it is called on the arrays themselves, as the small
     direct calls of test 5 call it, and its first output is judged; otherwise on what the
     path gives it (see plan), any one of its outputs passing. `kernel` names it ("forward
@@ -263,8 +209,8 @@ def expect_kernel(ask, fn: str, arrays: list[np.ndarray], expected, *, kernel: s
         names = [f"a{i}" for i in range(len(arrays))]
         report = ask.program(fn, *names, what=where, hint=hint, **dict(zip(names, arrays)))
         checks.expect(not report.refused, f"The grader could not run {where}: {report.refused}.")
-        expect_close(np.asarray(report.value[0]).reshape(-1), expected, n, what=f"{path} on {n:,} values",
-                     at=arrays[0], hint=hint, rtol=rtol, atol=atol)
+        checks.expect_close(np.asarray(report.value[0]).reshape(-1), expected, what=f"{path} on {n:,} values",
+                            at=arrays[0], hint=hint, rtol=rtol, atol=atol)
         return
     target, sources = planned
     what = f"Your {kernel} (target {s.calls[target].target!r}) called directly on {n:,} values"
@@ -281,8 +227,8 @@ def expect_kernel(ask, fn: str, arrays: list[np.ndarray], expected, *, kernel: s
         outputs = _called(ask, program, target, operands, what)
         for out in outputs[:1] if given else outputs:
             try:
-                expect_close(np.asarray(out).reshape(-1), expected, n, what=what, at=arrays[0], hint=hint,
-                             rtol=rtol, atol=atol)
+                checks.expect_close(np.asarray(out).reshape(-1), expected, what=what, at=arrays[0], hint=hint,
+                                    rtol=rtol, atol=atol)
                 return
             except AssertionError as exc:
                 failures.append(exc)

@@ -327,7 +327,7 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
 
 def expect_forward_kernel_at_scale(ask, x):
     """The forward kernel, called directly on x (at_scale.forward_inputs), returns silu(x) in every element."""
-    at_scale.expect_kernel(ask, "silu_ffi", [x], lambda c: silu_np64(x[c]), kernel="forward kernel",
+    at_scale.expect_kernel(ask, "silu_ffi", [x], silu_np64(x), kernel="forward kernel",
                            path="jax.jit(silu_ffi)", rtol=1e-5, atol=1e-6, given=True,
                            hint="it must compute silu(x) for every element of x, in its place, whatever the size of x")
 
@@ -336,7 +336,7 @@ def expect_backward_kernel_at_scale(ask, x, ct):
     """The backward kernel, called directly on x and the cotangent ct (at_scale.backward_inputs)
     and on what else the VJP gives it, returns ct·silu'(x) in every element."""
     at_scale.expect_kernel(ask, "lambda v, c: jax.vjp(silu_ffi, v)[1](c)[0]", [x, ct],
-                           lambda c: silu_grad_np64(x[c], ct[c]), kernel="backward kernel",
+                           silu_grad_np64(x, ct), kernel="backward kernel",
                            path="The VJP of silu_ffi with a random cotangent", rtol=1e-4, atol=1e-5, given=False,
                            hint="it must compute ȳ·σ(x)·(1 + x·(1 − σ(x))) for every element, in its place, whatever "
                                 "the size of x")
