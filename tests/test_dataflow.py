@@ -11,6 +11,7 @@ from autograder.shared import dataflow, proofs, shapes, wire
 from autograder.shared.evidence import Origin, Structure
 from autograder.shared.probe import Ask
 from autograder.witness import handover
+from tests.origins import bare
 
 S = jax.ShapeDtypeStruct
 
@@ -29,8 +30,8 @@ def _read(fn, *shapes_):
 
 def test_an_output_moved_from_a_callback_has_no_math():
     s = _read(lambda x: doubler(x).reshape(-1).T, (3, 4))
-    assert s.outputs == [Origin(["call:0"], [])] and s.outputs[0].moved_from({0})
-    assert s.operands == [[Origin(["input:0"], [])]]
+    assert bare(s.outputs) == [Origin(["call:0"], [])] and s.outputs[0].moved_from({0})
+    assert bare(s.operands) == [[Origin(["input:0"], [])]]
     assert s.inputs == ["tensor<3x4xf32>"] and s.results == ["tensor<12xf32>"]
 
 
@@ -46,16 +47,16 @@ def test_a_shape_branch_decided_at_trace_time_shows_at_the_shape_past_it():
         return x * 2 if x.size > 2**18 else doubler(x)
     small, large = _read(f, (8,)), _read(f, (2**31 - 1,))
     assert small.outputs[0].moved_from({0})
-    assert large.calls == [] and large.outputs[0] == Origin(["constant", "input:0"], ["multiply"])
+    assert large.calls == [] and bare(large.outputs[0]) == Origin(["constant", "input:0"], ["multiply"])
 
 
 def test_a_sequential_vmap_loop_and_private_functions_are_followed():
     s = _read(jax.vmap(doubler), (3, 5))
     # the while loop's buffer starts as zeros (LOOP_INIT) and is overwritten by the callback's
     # slices; the loop counter (a position) never reaches the values
-    assert s.outputs[0] == Origin(["call:0", "loop-init"], [])
+    assert bare(s.outputs[0]) == Origin(["call:0", "loop-init"], [])
     assert s.outputs[0].moved_from({0})
-    assert s.operands[0] == [Origin(["input:0"], [])]
+    assert bare(s.operands[0]) == [Origin(["input:0"], [])]
 
 
 def test_a_convert_to_another_type_is_math_and_to_the_same_is_not():
@@ -138,7 +139,7 @@ def test_a_call_whose_result_reaches_no_output_has_its_operands_read():
         return doubler(x)
     s = _read(f, (3,))
     assert [c.side_effect for c in s.calls] == [True, False]
-    assert s.operands[0] == [Origin(["input:0"], ["exponential"])] and s.outputs == [Origin(["call:1"], [])]
+    assert bare(s.operands[0]) == [Origin(["input:0"], ["exponential"])] and bare(s.outputs) == [Origin(["call:1"], [])]
 
 
 # ---- bounded work: what a program controls never decides how deep or how long the reading goes ----
@@ -151,7 +152,7 @@ def test_a_long_chain_of_layout_operations_is_read_in_one_pass():
             y = y.reshape(-1).reshape(x.shape)
         return y
     s = _read(f, (3, 4))
-    assert s.outputs == [Origin(["call:0"], [])]
+    assert bare(s.outputs) == [Origin(["call:0"], [])]
 
 
 def test_calls_nested_past_the_bound_are_refused_with_a_sentence():

@@ -163,9 +163,11 @@ LOOP_INIT = "loop-init"   # an Origin source: the constant a while loop's carrie
 class Origin:
     """Where one value of a program comes from, read on its graph (shared/dataflow.py):
     `sources` "input:<i>", "call:<i>" (custom_call i), "constant", LOOP_INIT; `math` the
-    operations other than layout ones between them and the value ([]: the sources, moved)."""
+    operations other than layout ones between them and the value ([]: the sources, moved);
+    `places` [root, box, map, why] per piece: where each element sits in input <i> (positions.py)."""
     sources: list[str]
     math: list[str]
+    places: list[Any] = field(default_factory=list)
 
     def calls(self) -> list[int]:
         """The custom_calls it comes from."""

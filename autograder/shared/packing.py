@@ -62,7 +62,8 @@ def split(whole: Structure, specs: list, counts: list[int]) -> list[Structure] |
                 if x.startswith("call:"):
                     return f"call:{local[int(x.removeprefix('call:'))]}"
                 return x
-            return Origin(sorted(source(x) for x in o.sources), list(o.math))   # as dataflow.py sorts them
+            places = [[source(p[0]), *p[1:]] for p in o.places if source(p[0]) != "input:?"]
+            return Origin(sorted(source(x) for x in o.sources), list(o.math), places)   # as dataflow.py sorts them
         parts.append(Structure([whole.calls[g] for g in mine], [renumber(o) for o in outputs],
                                [[renumber(o) for o in whole.operands[g]] if g < len(whole.operands) else []
                                 for g in mine],

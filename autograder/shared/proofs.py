@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autograder.shared import checks, shapes
-from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure
+from autograder.shared import checks, positions, shapes
+from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure, tensor_shape
 
 Rule = Callable[[Structure], str]   # "" when the program is right, else what is wrong (a phrase)
 
@@ -81,6 +81,40 @@ def output_from(pick: Callable[[Call], bool], name: str, outputs: tuple[int, ...
                 return f"{which} is not the output of {name}: it is {sources_phrase(origin, s.calls)}"
         return ""
     return rule
+
+
+def pieces(origin: Origin, source: str) -> list:
+    """The pieces (positions.py) of `origin` that sit in `source` ("input:0"), as tuples."""
+    def tupled(x):
+        return tuple(tupled(y) for y in x) if isinstance(x, list) else x
+    return [tupled(p[1:]) for p in origin.places if p[0] == source]
+
+
+def in_place(outputs: tuple[int, ...] | None = None, names=None, *, source: int = 0, perm=None) -> Rule:
+    """Each output (or those of `outputs`) takes each element from input `source`'s element
+    at the same position (perm(s, k): output k's dimension d is the input's perm[d]; None: the
+    same position), through every layout operation and while loop (shared/positions.py)."""
+    def rule(s: Structure) -> str:
+        try:
+            src = tensor_shape(s.inputs[source])[0]
+        except (IndexError, TypeError):   # no such input, or no shape to place elements in
+            return ""
+        for k, origin in enumerate(s.outputs):
+            if (outputs is None or k in outputs) and not empty(s, k):
+                found = positions.misplaced(pieces(origin, f"input:{source}"), _shape(s.results[k]), src,
+                                            "your input", None if perm is None else perm(s, k))
+                if found:
+                    which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
+                    return f"{which}: {found}"
+        return ""
+    return rule
+
+
+def _shape(text: str) -> tuple:
+    try:
+        return tensor_shape(text)[0]
+    except TypeError:
+        return ()
 
 
 def calls_of(pick: Callable[[Call], bool], name: str, count: int | None = 1, *,

@@ -102,6 +102,23 @@ def _it(s, k):
     return "it"
 
 
+def _front(r, axis):
+    return (axis, *(d for d in range(r) if d != axis))
+
+
+def _vmap_axes(s, k):
+    """proofs.in_place's perm of VMAP's output k: its batch axis moved to the front (nested:
+    the last axis, then the others in order)."""
+    r = _rank(s)
+    axes = sorted({0, r // 2, r - 1})
+    return _front(r, axes[k] if k < len(axes) else r - 1)
+
+
+def _middle_first(s, k):
+    """proofs.in_place's perm of VMAP_GRAD: the middle axis moved to the front."""
+    return _front(_rank(s), _rank(s) // 2)
+
+
 def output_of_pure(outputs=None, names=None):
     """Each output (or those of `outputs`) is a pure_callback's output, only moved, or guarded
     (GUARDS: jnp.where(x > 0, y, jnp.nan))."""
@@ -190,18 +207,20 @@ def expect_forward_everywhere(ask):
     jvp that does not lower at FORWARD_SHAPE is skipped (other tests' business)."""
     found, specs, by = lowered(ask, "gammaln_cb", AT, what=JIT, hint=FORWARD_HINT)
     base = _label(FORWARD_SHAPE)
-    proofs.expect_every(found, specs, proofs.all_of(output_of_pure(), proofs.same_as(by[FORWARD_SHAPE], base)),
-                        what=JIT, hint=SAME_HINT)
+    proofs.expect_every(found, specs, proofs.all_of(output_of_pure(), proofs.same_as(by[FORWARD_SHAPE], base),
+                                                    proofs.in_place()), what=JIT, hint=SAME_HINT)
     what = "jax.vmap(gammaln_cb)"
     found, specs, by = lowered(ask, VMAP, BATCHED_AT, what=what, hint=FORWARD_HINT)
     if not by[FORWARD_SHAPE].refused:   # its output 1: in_axes=1, as test 5 runs it there
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), same_output_as(
-            by[FORWARD_SHAPE], 1, f"{base} with in_axes=1", names=_vmap_name)), what=what, hint=SAME_HINT)
+            by[FORWARD_SHAPE], 1, f"{base} with in_axes=1", names=_vmap_name),
+            proofs.in_place(names=_vmap_name, perm=_vmap_axes)), what=what, hint=SAME_HINT)
     what = "the primal output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[FORWARD_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), same_output_as(
-            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it)), what=what, hint=SAME_HINT)
+            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_it)),
+            what=what, hint=SAME_HINT)
 
 
 def expect_derivative_everywhere(ask):
@@ -212,19 +231,20 @@ def expect_derivative_everywhere(ask):
     DERIVATIVE_SHAPE is skipped (other tests' business)."""
     base = _label(DERIVATIVE_SHAPE)
     found, specs, by = lowered(ask, GRAD, AT, what=JIT_GRAD, hint=JVP_HINT)
-    proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base)),
-                        what=JIT_GRAD, hint=SAME_HINT)
+    proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base),
+                                                    proofs.in_place()), what=JIT_GRAD, hint=SAME_HINT)
     what = "jax.vmap(jax.grad(gammaln_cb), in_axes=x.ndim // 2)"
     found, specs, by = lowered(ask, VMAP_GRAD, BATCHED_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
-        proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base)),
-                            what=what, hint=SAME_HINT)
+        proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base),
+                                                        proofs.in_place(perm=_middle_first)), what=what, hint=SAME_HINT)
     what = "the tangent output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(
             from_pure(outputs=(1,), names=_it),
-            same_output_as(by[DERIVATIVE_SHAPE], 1, base, outputs=(1,), names=_it)), what=what, hint=SAME_HINT)
+            same_output_as(by[DERIVATIVE_SHAPE], 1, base, outputs=(1,), names=_it),
+            proofs.in_place(outputs=(1,), names=_it)), what=what, hint=SAME_HINT)
 
 
 def expect_no_math_everywhere(ask):

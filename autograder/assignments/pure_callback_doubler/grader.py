@@ -231,9 +231,11 @@ def expect_one_pure_callback_everywhere(found):
 
 
 def expect_result_from_callback_everywhere(found):
-    """At every shape, the output is the pure_callback's output, only moved."""
-    proofs.expect_every(found, EVERY_SHAPE, proofs.output_from(_is_pure_callback, "the pure_callback"), what=JIT,
-                        hint="return the callback's output itself, for every shape")
+    """At every shape, the output is the pure_callback's output, only moved, each element where
+    the input's element it is computed from was (proofs.in_place)."""
+    proofs.expect_every(found, EVERY_SHAPE, proofs.all_of(proofs.output_from(_is_pure_callback, "the pure_callback"),
+                                                          proofs.in_place()), what=JIT,
+                        hint="return the callback's output itself, each element where its input was, for every shape")
 
 
 # ---- the host function, called directly ----

@@ -38,6 +38,7 @@ class Item:
     fn: str
     spec: tuple
     what: str
+    axis: int | None = None   # the batch axis jax.vmap moves to the output's front (None: no vmap)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def vmap(base: tuple) -> Path:
     every position of the small and the largest shape of each rank 1 to 8 (shapes.ranked),
     and at position 0 of every other shape of rank 1 or more (shapes.every)."""
     def item(s, k):
-        return Item(f"jax.vmap(silu_ffi, in_axes={k})", _one(s), f"jax.jit(jax.vmap(silu_ffi, in_axes={k}))")
+        return Item(f"jax.vmap(silu_ffi, in_axes={k})", _one(s), f"jax.jit(jax.vmap(silu_ffi, in_axes={k}))", k)
     ranked = shapes.ranked(8, 1)
     anywhere = [s for s in ranked if len(set(s)) > 1 or len(s) == 1 or s[0] > 1]   # not all ones, not empty
     pairs = [*((s, k) for s in anywhere for k in _axes(s)), *((s, 0) for s in shapes.every(min_rank=1))]
@@ -91,7 +92,7 @@ def vmap_grad(base: tuple) -> Path:
     jax.vmap of the VJP with the batch dimension at every position of the largest shape of
     each rank 1 to 8, and at position 0 of every other shape of shapes.ranked."""
     def item(s, k):
-        return Item(f"jax.vmap({VJP}, in_axes={k})", _one(s), f"jax.jit(jax.vmap({VJP}, in_axes={k}))")
+        return Item(f"jax.vmap({VJP}, in_axes={k})", _one(s), f"jax.jit(jax.vmap({VJP}, in_axes={k}))", k)
     largest = {len(s): s for s in shapes.ranked(8, 1)}   # ranked lists each rank's largest shape last
     pairs = [*((s, k) for s in largest.values() for k in _axes(s)), *((s, 0) for s in shapes.ranked(8, 1))]
     base = tuple(base)
@@ -124,7 +125,8 @@ def _local(origin: Origin, owner: list[int]) -> Origin:
             j = int(s.removeprefix("input:"))
             return f"input:{j - owner[j]}" if j < len(owner) else s
         return s
-    return Origin(sorted({source(s) for s in origin.sources}), list(origin.math))
+    return Origin(sorted({source(s) for s in origin.sources}), list(origin.math),
+                  [[source(p[0]), *p[1:]] for p in origin.places])
 
 
 def structures(ask, items: list[Item], *, hint: str, together: str | None = None) -> list[Structure]:
@@ -268,8 +270,16 @@ def expect_within(ask, path: Path, name: str, *, hint: str) -> None:
     label = " and ".join(shapes.label(tuple(shape)) for shape, _ in path.base.spec)
     proofs.expect_every([base], [path.base.spec], lambda s: "" if s.outputs else "it returns nothing",
                         what=path.base.what, hint=hint)
-    rule = named_within(base, f"at {label}", name)
+    within_base = named_within(base, f"at {label}", name)
     found = structures(ask, path.items, hint=hint, together=path.together)
     for what in dict.fromkeys(i.what for i in path.items):
         mine = [k for k, i in enumerate(path.items) if i.what == what]
+        rule = proofs.all_of(within_base, proofs.in_place(perm=_front(path.items[mine[0]].axis)))
         proofs.expect_every([found[k] for k in mine], [path.items[k].spec for k in mine], rule, what=what, hint=hint)
+
+
+def _front(axis: int | None):
+    """proofs.in_place's perm: the input's batch axis first, the others in order (None: none moved)."""
+    if axis is None:
+        return None
+    return lambda s, k: (axis, *(d for d in range(len(proofs.tensor_shape(s.inputs[0])[0])) if d != axis))

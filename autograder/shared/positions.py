@@ -1,0 +1,421 @@
+"""Where each element of a value sits in its source: the positions half of the dataflow proof.
+
+A value's elements are described, per source ("input:<i>", main's argument i), by pieces:
+
+    Piece = (box, map, why)
+    box   per dimension of the value, the (lo, hi) range the piece covers
+    map   (offset, dims, summed, loops): the flat index (row-major) in the source of the
+          element at local position x of the box is
+              offset + sum over dims d, over the digits (size, stride) of dims[d] of digit * stride
+          where dims[d] writes x[d] in mixed radix (the digits' sizes multiply to hi - lo);
+          `summed` digits are taken at every value (a reduction: the element is a sum over
+          them; a row a kernel reads whole); `loops` (loop id, stride) are the counters of
+          the enclosing while loops (a dynamic slice at the counter), gone once the loop's
+          writes sweep the buffer (shared/dataflow.py)
+          None: the positions cannot be followed (`why` names the operation)
+
+Reversing an axis negates its digits' strides, a transpose permutes dims, a reshape regroups
+the digits (splitting one where a new dimension's boundary falls inside it), a broadcast adds
+digits of stride 0, a slice restricts a digit, concatenate and pad shift boxes. This is exact:
+an element whose source position is not what the task requires is found by arithmetic on the
+digits, whatever the shape (2^31 - 1 elements cost what 8 do).
+
+Pure Python, no JAX: the executor builds pieces (shared/dataflow.py), the graders read them
+(`misplaced`).
+"""
+from __future__ import annotations
+
+MAX_PIECES = 4096   # pieces per value; past it the value's positions are not followed
+
+
+def strides(shape) -> tuple[int, ...]:
+    out, n = [], 1
+    for d in reversed(shape):
+        out.append(n)
+        n *= d
+    return tuple(reversed(out))
+
+
+def canon(digits) -> tuple:
+    """The same digits, size-1 ones dropped and neighbours that count on as one merged."""
+    out = []
+    for a, s in digits:
+        if a == 1:
+            continue
+        if out and out[-1][1] == s * a:
+            out[-1] = (out[-1][0] * a, s)
+        else:
+            out.append((a, s))
+    return tuple(out)
+
+
+def identity(shape) -> tuple:
+    """The piece of a source itself: every element where it is."""
+    return (tuple((0, n) for n in shape), (0, tuple(((n, s),) for n, s in zip(shape, strides(shape))), (), ()), "")
+
+
+def unknown(shape, why: str) -> tuple:
+    return (tuple((0, n) for n in shape), None, why)
+
+
+def _value(digits, x: int) -> int:
+    """Where local index x (written in `digits`' mixed radix) lands: sum of digit * stride."""
+    total = 0
+    for a, s in reversed(digits):
+        total += (x % a) * s
+        x //= a
+    return total
+
+
+def _restrict(digits, x0: int, count: int, step: int = 1):
+    """(delta, digits) of the indices x0 + k * step, k < count, within `digits`; None when they
+    are not one affine run of digits."""
+    digits = canon(digits)
+    if count == 1:
+        return _value(digits, x0), ()
+    if len(digits) == 1:
+        return x0 * digits[0][1], ((count, step * digits[0][1]),)
+    if not digits or step != 1:
+        return None
+    *rest, (a, s) = digits
+    if x0 % a == 0 and count % a == 0:
+        inner = _restrict(tuple(rest), x0 // a, count // a)
+        return None if inner is None else (inner[0], inner[1] + ((a, s),))
+    if x0 % a + count <= a:
+        return _value(tuple(rest), x0 // a) + (x0 % a) * s, ((count, s),)
+    return None
+
+
+def _regroup(digits, sizes):
+    """`digits` (a flat run, row-major) cut into dimensions of `sizes`; None when a boundary
+    falls where no digit can be split."""
+    todo = list(canon(digits))
+    out = []
+    for n in reversed(sizes):
+        dim = []
+        while n > 1:
+            if not todo:
+                return None
+            a, s = todo.pop()
+            if a <= n and n % a == 0:
+                dim.append((a, s))
+                n //= a
+            elif a % n == 0:
+                dim.append((n, s))
+                todo.append((a // n, s * n))
+                n = 1
+            else:
+                return None
+        out.append(tuple(reversed(dim)))
+    if any(a > 1 for a, _ in todo):
+        return None
+    return tuple(reversed(out))
+
+
+# ---------------------------------------------------------------- operations on one piece
+# Each takes a piece (box, map, why) and returns the list of pieces it becomes.
+
+def _with(piece, box, map_):
+    return [(tuple(box), map_, piece[2])]
+
+
+def transpose(piece, perm):
+    box, m, _ = piece
+    new_box = [box[p] for p in perm]
+    return _with(piece, new_box, None if m is None else (m[0], tuple(m[1][p] for p in perm), m[2], m[3]))
+
+
+def broadcast_in_dim(piece, in_shape, out_shape, bdims):
+    box, m, _ = piece
+    new_box, dims = [], []
+    for d, n in enumerate(out_shape):
+        if d in bdims and in_shape[bdims.index(d)] == n:
+            od = bdims.index(d)
+            new_box.append(box[od])
+            dims.append(None if m is None else m[1][od])
+        else:
+            new_box.append((0, n))
+            dims.append(((n, 0),))
+    return _with(piece, new_box, None if m is None else (m[0], tuple(dims), m[2], m[3]))
+
+
+def reverse(piece, shape, rdims):
+    box, m, _ = piece
+    new_box = [(shape[d] - hi, shape[d] - lo) if d in rdims else (lo, hi) for d, (lo, hi) in enumerate(box)]
+    if m is None:
+        return _with(piece, new_box, None)
+    offset, dims = m[0], list(m[1])
+    for d in rdims:
+        offset += sum((a - 1) * s for a, s in dims[d])
+        dims[d] = tuple((a, -s) for a, s in dims[d])
+    return _with(piece, new_box, (offset, tuple(dims), m[2], m[3]))
+
+
+def slice_(piece, starts, limits, steps):
+    box, m, why = piece
+    new_box, offset, dims = [], 0 if m is None else m[0], [] if m is None else list(m[1])
+    for d, ((lo, hi), start, limit, step) in enumerate(zip(box, starts, limits, steps)):
+        first = max(lo, start)
+        k_lo = -(-(first - start) // step)
+        k_hi = -(-(min(hi, limit) - start) // step)
+        if k_hi <= k_lo:
+            return []
+        new_box.append((k_lo, k_hi))
+        if m is not None:
+            got = _restrict(dims[d], start + k_lo * step - lo, k_hi - k_lo, step)
+            if got is None:
+                return _unknown_box(box, starts, limits, steps, "stablehlo.slice")
+            offset += got[0]
+            dims[d] = got[1]
+    return [(tuple(new_box), None if m is None else (offset, tuple(dims), m[2], m[3]), why)]
+
+
+def _unknown_box(box, starts, limits, steps, why):
+    new_box = []
+    for (lo, hi), start, limit, step in zip(box, starts, limits, steps):
+        new_box.append((-(-(max(lo, start) - start) // step), -(-(min(hi, limit) - start) // step)))
+    return [] if any(hi <= lo for lo, hi in new_box) else [(tuple(new_box), None, why)]
+
+
+def shift(piece, dim: int, by: int):
+    box = list(piece[0])
+    box[dim] = (box[dim][0] + by, box[dim][1] + by)
+    return [(tuple(box), piece[1], piece[2])]
+
+
+def _contiguous(box, shape):
+    """(first flat index, count) when the box is one run of the row-major order, else None."""
+    k = 0
+    while k < len(shape) and box[k][1] - box[k][0] == 1:
+        k += 1
+    if any(box[j] != (0, shape[j]) for j in range(k + 1, len(shape))):
+        return None
+    st = strides(shape)
+    first = sum(lo * s for (lo, _), s in zip(box, st))
+    count = 1
+    for lo, hi in box:
+        count *= hi - lo
+    return first, count
+
+
+def _box_of_run(first, count, shape):
+    """The box of the flat run [first, first + count) in `shape`, None when it is not one."""
+    st = strides(shape)
+    for k in range(len(shape) - 1, -1, -1):
+        p = st[k]
+        if first % p or count % p:
+            continue
+        lo = (first // p) % shape[k]
+        if lo + count // p > shape[k]:
+            continue
+        box = []
+        for j in range(len(shape)):
+            if j < k:
+                i = (first // st[j]) % shape[j]
+                box.append((i, i + 1))
+            elif j == k:
+                box.append((lo, lo + count // p))
+            else:
+                box.append((0, shape[j]))
+        return tuple(box)
+    return () if not shape and count == 1 else None
+
+
+def _runs(first, count, shape, depth=0):
+    """The flat run [first, first + count) cut into runs that are each one box of `shape`."""
+    if count <= 0:
+        return []
+    if _box_of_run(first, count, shape) is not None or depth > 2 * len(shape):
+        return [(first, count)]
+    st = strides(shape)
+    for k in range(len(shape) - 1, 0, -1):
+        block = st[k - 1]
+        a, b = -(-first // block) * block, (first + count) // block * block
+        if a < b or first < a < first + count:
+            cuts = sorted({first, min(a, first + count), max(b, a), first + count})
+            return [r for lo, hi in zip(cuts, cuts[1:]) for r in _runs(lo, hi - lo, shape, depth + 1)]
+    return [(first, count)]
+
+
+def reshape(piece, in_shape, out_shape):
+    box, m, why = piece
+    run = _contiguous(box, in_shape)
+    if run is None:
+        return [(tuple((0, n) for n in out_shape), None, "stablehlo.reshape")]
+    first, count = run
+    flat = None if m is None else tuple(d for dim in m[1] for d in dim)
+    out = []
+    for lo, n in _runs(first, count, out_shape):
+        new_box = _box_of_run(lo, n, out_shape)
+        if new_box is None:
+            return [(tuple((0, n) for n in out_shape), None, "stablehlo.reshape")]
+        if m is None:
+            out.append((new_box, None, why))
+            continue
+        part = _restrict(flat, lo - first, n)
+        dims = None if part is None else _regroup(part[1], [hi - l for l, hi in new_box])
+        out.append((new_box, None, "stablehlo.reshape") if dims is None else
+                   (new_box, (m[0] + part[0], dims, m[2], m[3]), why))
+    return out
+
+
+def reduce(piece, shape, rdims):
+    box, m, why = piece
+    if any(box[d] != (0, shape[d]) for d in rdims):
+        return [(tuple(b for d, b in enumerate(box) if d not in rdims), None, "stablehlo.reduce")]
+    new_box = tuple(b for d, b in enumerate(box) if d not in rdims)
+    if m is None:
+        return [(new_box, None, why)]
+    summed = m[2] + tuple(x for d in rdims for x in m[1][d])
+    return [(new_box, (m[0], tuple(x for d, x in enumerate(m[1]) if d not in rdims), summed, m[3]), why)]
+
+
+def subtract(piece, cut):
+    """The parts of `piece` outside the box `cut`, in the same coordinates (at most two per
+    dimension)."""
+    box = piece[0]
+    if any(hi <= clo or chi <= lo for (lo, hi), (clo, chi) in zip(box, cut)):
+        return [piece]
+    out, rest = [], list(box)
+    for d, ((lo, hi), (clo, chi)) in enumerate(zip(box, cut)):
+        for part in ((lo, min(hi, clo)), (max(lo, chi), hi)):
+            if part[0] < part[1]:
+                sub = list(rest)
+                sub[d] = part
+                out.append(restrict(piece, tuple(sub)))
+        rest[d] = (max(lo, clo), min(hi, chi))
+    return out
+
+
+def restrict(piece, sub):
+    """`piece` on the box `sub` (inside its own box), in the same coordinates."""
+    box, m, why = piece
+    if m is None:
+        return (tuple(sub), None, why)
+    offset, dims = m[0], list(m[1])
+    for d, ((lo, _), (slo, shi)) in enumerate(zip(box, sub)):
+        got = _restrict(dims[d], slo - lo, shi - slo)
+        if got is None:
+            return (tuple(sub), None, "a partial overwrite")
+        offset += got[0]
+        dims[d] = got[1]
+    return (tuple(sub), (offset, tuple(dims), m[2], m[3]), why)
+
+
+def shift_all(piece, by):
+    return [(tuple((lo + x, hi + x) for (lo, hi), x in zip(piece[0], by)), piece[1], piece[2])]
+
+
+def dynamic_slice(piece, shape, firsts, terms, sizes, trips):
+    """A dynamic slice whose starts are constants or affine in loop counters (`terms` per
+    dimension: ((loop, coefficient), ...); `trips`: loop -> how many values its counter takes)."""
+    fixed = [not t for t in terms]
+    starts = [min(max(f, 0), n - k) if ok else 0 for f, n, k, ok in zip(firsts, shape, sizes, fixed)]
+    limits = [s + k if ok else n for s, n, k, ok in zip(starts, shape, sizes, fixed)]
+    out = []
+    for p in slice_(piece, starts, limits, [1] * len(shape)):
+        box, m, why = p
+        if m is None:
+            out.append((tuple((0, k) for k in sizes), None, why))
+            continue
+        offset, dims, loops = m[0], list(m[1]), list(m[3])
+        for d, t in enumerate(terms):
+            if not t:
+                continue
+            lo = firsts[d] + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in t)
+            hi = firsts[d] + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in t)
+            digits = canon(dims[d])
+            if box[d] != (0, shape[d]) or lo < 0 or hi + sizes[d] > shape[d] or len(digits) != 1:
+                return [(tuple((0, k) for k in sizes), None, "stablehlo.dynamic_slice")]
+            (_, stride), = digits
+            offset += firsts[d] * stride
+            loops += [(k, c * stride) for k, c in t]
+            dims[d] = canon(((sizes[d], stride),))
+        out.append((tuple((0, k) if t else b for b, t, k in zip(box, terms, sizes)),
+                    (offset, tuple(dims), m[2], _merged(loops)), why))
+    return out
+
+
+def _merged(loops):
+    total = {}
+    for k, c in loops:
+        total[k] = total.get(k, 0) + c
+    return tuple(sorted((k, c) for k, c in total.items() if c))
+
+
+def sweep(piece, d, loop, n, starts, sizes, down=False):
+    """An update written at `starts` (dimension d at the counter of `loop` times the update's
+    size, `down`: times minus it, starts[d] the lowest) on each of the loop's n iterations:
+    after the loop, the n updates side by side."""
+    box, m, why = piece
+    new_box = [(lo + s, hi + s) for (lo, hi), s in zip(box, starts)]
+    new_box[d] = (starts[d], starts[d] + n * sizes[d])
+    if box[d] != (0, sizes[d]):
+        return [(tuple(new_box), None, "a partial write per iteration")]
+    if m is None:
+        return [(tuple(new_box), None, why)]
+    step = sum(c for k, c in m[3] if k == loop)
+    offset = m[0] + ((n - 1) * step if down else 0)   # the lowest row is the last iteration's
+    dims = list(m[1])
+    dims[d] = canon(((n, -step if down else step),) + tuple(dims[d]))
+    return [(tuple(new_box), (offset, tuple(dims), m[2], tuple((k, c) for k, c in m[3] if k != loop)), why)]
+
+
+# ---------------------------------------------------------------- reading pieces
+
+def _unravel(flat: int, shape) -> tuple:
+    return tuple((flat // s) % n for n, s in zip(shape, strides(shape)))
+
+
+def misplaced(pieces, shape, source_shape, source: str, perm=None) -> str:
+    """"" when every piece puts each element of a value of `shape` at its own position in the
+    source (its dimension d is the source's dimension perm[d]; None: the same dimensions, or
+    the same element in row-major order when the shapes differ), else where one lands
+    otherwise, in words."""
+    src = strides(source_shape)
+    st = strides(shape) if perm is None else tuple(src[p] for p in perm)
+    for box, m, why in pieces:
+        if m is None:
+            return f"where its elements come from in {source} cannot be followed (through {why})"
+        offset, dims, summed, loops = m
+        if loops:
+            return f"where its elements come from in {source} depends on a loop's counter"
+        lo = tuple(b[0] for b in box)
+        first = sum(x * s for x, s in zip(lo, st))
+        bad = None
+        if offset != first:
+            bad = tuple(0 for _ in box)
+        else:
+            for d, dim in enumerate(dims):
+                if canon(dim) != canon(((box[d][1] - box[d][0], st[d]),)):
+                    local = [0] * len(box)
+                    local[d] = _first_difference(canon(dim), st[d], box[d][1] - box[d][0])
+                    bad = tuple(local)
+                    break
+        if bad is not None:
+            at = tuple(l + x for l, x in zip(lo, bad))
+            got = offset + sum(_value(dim, x) for dim, x in zip(dims, bad))
+            want = first + sum(x * s for x, s in zip(bad, st))
+            return (f"its element at {_index(at)} comes from {source}'s element at "
+                    f"{_index(_unravel(got, source_shape))}, not from the one at {_index(_unravel(want, source_shape))}")
+        if summed:
+            return f"each of its elements is a sum over {source}'s elements, not one of them"
+    return ""
+
+
+def _first_difference(digits, stride, extent) -> int:
+    """A local index where `digits` do not count `extent` elements by `stride`."""
+    for x in (1, extent - 1):
+        if _value(digits, x) != x * stride:
+            return x
+    for k in range(len(digits)):
+        x = 1
+        for a, _ in digits[k + 1:]:
+            x *= a
+        if _value(digits, x) != x * stride:
+            return x
+    return 0
+
+
+def _index(t) -> str:
+    return "(" + ", ".join(str(i) for i in t) + ("," if len(t) == 1 else "") + ")"
