@@ -266,8 +266,11 @@ def reduce(piece, shape, rdims):
     new_box = tuple(b for d, b in enumerate(box) if d not in rdims)
     if m is None:
         return [(new_box, None, why)]
-    summed = m[2] + tuple(x for d in rdims for x in m[1][d])
-    return [(new_box, (m[0], tuple(x for d, x in enumerate(m[1]) if d not in rdims), summed, m[3]), why)]
+    added = [x for d in rdims for x in m[1][d]]
+    # a sum does not care which way it runs: a digit counting down is the same set counted up
+    offset = m[0] + sum((a - 1) * x for a, x in added if x < 0)
+    summed = m[2] + tuple((a, abs(x)) for a, x in added)
+    return [(new_box, (offset, tuple(x for d, x in enumerate(m[1]) if d not in rdims), summed, m[3]), why)]
 
 
 def subtract(piece, cut):
@@ -367,19 +370,26 @@ def _unravel(flat: int, shape) -> tuple:
     return tuple((flat // s) % n for n, s in zip(shape, strides(shape)))
 
 
-def misplaced(pieces, shape, source_shape, source: str, perm=None) -> str:
-    """"" when every piece puts each element of a value of `shape` at its own position in the
-    source (its dimension d is the source's dimension perm[d]; None: the same dimensions, or
-    the same element in row-major order when the shapes differ), else where one lands
-    otherwise, in words."""
+def _sum_key(digits) -> tuple:
+    """Summed digits as a set of positions: order and direction left out."""
+    return canon(sorted(((a, abs(x)) for a, x in digits if a > 1), key=lambda d: -d[1]))
+
+
+def misplaced(pieces, shape, source_shape, source: str, perm=None, which: str = "the value", summed=()) -> str:
+    """"" when every piece puts each element of a value of `shape` where the task says, else
+    where one lands otherwise, in words. The task: the value's dimension d is the source's
+    dimension perm[d] (None in perm: d is a broadcast, every element along it the same; perm
+    None: the same element in row-major order), and each element is the sum over the source's
+    axes `summed` (none: one element)."""
     src = strides(source_shape)
-    st = strides(shape) if perm is None else tuple(src[p] for p in perm)
+    st = strides(shape) if perm is None else tuple(0 if p is None else src[p] for p in perm)
+    want_sum = _sum_key(tuple((source_shape[a], src[a]) for a in summed))
     for box, m, why in pieces:
         if m is None:
-            return f"where its elements come from in {source} cannot be followed (through {why})"
-        offset, dims, summed, loops = m
+            return f"where the elements of {which} come from in {source} cannot be followed (through {why})"
+        offset, dims, got_sum, loops = m
         if loops:
-            return f"where its elements come from in {source} depends on a loop's counter"
+            return f"where the elements of {which} come from in {source} depends on a loop's counter"
         lo = tuple(b[0] for b in box)
         first = sum(x * s for x, s in zip(lo, st))
         bad = None
@@ -396,10 +406,14 @@ def misplaced(pieces, shape, source_shape, source: str, perm=None) -> str:
             at = tuple(l + x for l, x in zip(lo, bad))
             got = offset + sum(_value(dim, x) for dim, x in zip(dims, bad))
             want = first + sum(x * s for x, s in zip(bad, st))
-            return (f"its element at {_index(at)} comes from {source}'s element at "
+            return (f"{which}'s element at {_index(at)} comes from {source}'s element at "
                     f"{_index(_unravel(got, source_shape))}, not from the one at {_index(_unravel(want, source_shape))}")
-        if summed:
-            return f"each of its elements is a sum over {source}'s elements, not one of them"
+        if _sum_key(got_sum) != want_sum:
+            if not summed:
+                return f"each element of {which} is a sum over {source}'s elements, not one of them"
+            axes = sorted({src.index(abs(x)) for a, x in got_sum if a > 1 and abs(x) in src})
+            return (f"each element of {which} sums {source} over axes {tuple(axes)}, where the task's sum is over "
+                    f"axes {tuple(summed)}")
     return ""
 
 

@@ -101,11 +101,11 @@ def in_place(outputs: tuple[int, ...] | None = None, names=None, *, source: int 
             return ""
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not empty(s, k):
+                which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
                 found = positions.misplaced(pieces(origin, f"input:{source}"), _shape(s.results[k]), src,
-                                            "your input", None if perm is None else perm(s, k))
+                                            "your input", None if perm is None else perm(s, k), which)
                 if found:
-                    which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
-                    return f"{which}: {found}"
+                    return found
         return ""
     return rule
 

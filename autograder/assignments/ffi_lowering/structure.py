@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.shared import proofs, shapes
+from autograder.shared.positions import canon, strides
 from autograder.shared.evidence import Structure
 
 F32 = np.float32
@@ -74,6 +75,47 @@ def _outputs_from_kernel(s: Structure) -> str:
 FROM_KERNEL = proofs.all_of(_outputs_from_kernel, _only_rms_norm)
 
 
+def _layout(rank: int, batch) -> tuple[list[int], int]:
+    """(perm, row) of jax.vmap nested as `batch` ((in_axes, out_axes) pairs, outermost first)
+    over an input of `rank`: output dimension d is the input's perm[d]; the rows the kernel
+    normalizes run along the input's axis `row` (an example's last)."""
+    left, batched = list(range(rank)), []
+    for a, _ in batch:
+        batched.append(left.pop(a % len(left)))
+    out = list(left)
+    for (_, b), axis in zip(reversed(batch), reversed(batched)):
+        out.insert(b % (len(out) + 1), axis)
+    return out, left[-1]
+
+
+def in_rows(batch=()) -> proofs.Rule:
+    """Each output element sits where its input element was (`batch`: the vmap nest, _layout),
+    and every call to rms_norm normalizes rows of the input: its operand's last axis runs over
+    the whole of the input's row axis (in any order: a row's mean square does not depend on it)."""
+    def rule(s: Structure) -> str:
+        shape = proofs.tensor_shape(s.inputs[0])[0] if s.inputs else ()
+        if not shape:
+            return ""
+        perm, row = _layout(len(shape), batch)
+        stride = strides(shape)
+        for i, c in enumerate(s.calls):
+            if not kernel(c) or i >= len(s.operands) or not s.operands[i]:
+                continue
+            for box, m, why in proofs.pieces(s.operands[i][0], "input:0"):
+                if m is None:
+                    return f"where the rows rms_norm normalizes come from in your input cannot be followed (through {why})"
+                width = box[-1][1] - box[-1][0] if box else 1
+                run = canon(tuple(sorted(((a, abs(x)) for a, x in m[1][-1]), key=lambda d: -d[1]))) \
+                    if box else ()
+                if width != shape[row] or run != canon(((shape[row], stride[row]),)):
+                    axes = sorted({stride.index(abs(x)) for _, x in m[1][-1] if abs(x) in stride}) if box else []
+                    along = f"along your input's axis {', '.join(map(str, axes))}" if axes else "across your input's axes"
+                    return (f"rms_norm normalizes rows {along} of {width} elements, where each row runs along its "
+                            f"axis {row} ({shape[row]} elements)")
+        return proofs.in_place(perm=lambda s, k: perm)(s)
+    return rule
+
+
 def structures(ask, fn: str, sp: list, *, what: str, hint: str) -> list[Structure]:
     """ask.structures, every path having one output (asked once per grading: the jit programs
     serve several tests; the shapes of one question lowered as one program and read apart)."""
@@ -100,18 +142,20 @@ def eps_is(eps: float) -> proofs.Rule:
     return rule
 
 
-def expect_kernel(ask, fn: str, shape_list, *, what: str, hint: str, excusable: bool = False) -> None:
-    """`fn` lowered by jax.jit at each shape of `shape_list`: FROM_KERNEL and eps_is(1e-5) on
-    every program. `excusable` (a vmap path): a shape where it fails is left out when plain
-    jax.jit of bind fails there too (asked only then): the lowering is at fault there, which
+def expect_kernel(ask, fn: str, shape_list, *, what: str, hint: str, excusable: bool = False, batch=()) -> None:
+    """`fn` lowered by jax.jit at each shape of `shape_list`: FROM_KERNEL, eps_is(1e-5) and
+    in_rows(batch) on every program (`batch`: fn's vmap nest, (in_axes, out_axes) outermost
+    first). `excusable` (a vmap path): a shape where it fails is left out when plain jax.jit
+    of bind fails there too (asked only then): the lowering is at fault there, which
     test_shapes_and_eval_shape says."""
     sp = specs(shape_list)
     got = structures(ask, fn, sp, what=what, hint=hint)
-    rule = proofs.all_of(FROM_KERNEL, eps_is(1e-5))
+    rule = proofs.all_of(FROM_KERNEL, eps_is(1e-5), in_rows(batch))
     failing = [i for i, s in enumerate(got) if s.refused or rule(s)]
     if excusable and failing:
         jit = jit_structures(ask, [shape_list[i] for i in failing], hint=hint)
-        excused = {i for i, j in zip(failing, jit) if j.refused or rule(j)}
+        plain = proofs.all_of(FROM_KERNEL, eps_is(1e-5), in_rows())
+        excused = {i for i, j in zip(failing, jit) if j.refused or plain(j)}
         got, sp = [s for i, s in enumerate(got) if i not in excused], [s for i, s in enumerate(sp) if i not in excused]
     proofs.expect_every(got, sp, rule, what=what, hint=hint)
 
@@ -158,10 +202,12 @@ def expect_eps_ladder(ask, *, hint: str) -> None:
 
 
 # The nested paths test_nested_vmap_and_jit grades, each at ranks 4 to 8 (the smallest it takes)
+# (its vmap nest for expect_kernel's `batch` last: (in_axes, out_axes), outermost first)
 NESTED = (
-    ("jax.jit(vmap(vmap(in_axes=1), in_axes=3))", "jax.vmap(jax.vmap({b}, in_axes=1), in_axes=3)"),
-    ("jax.jit(vmap(in_axes=2))", "jax.vmap({b}, in_axes=2)"),
-    ("jax.jit(vmap(jit, in_axes=3))", "jax.vmap(jax.jit({b}), in_axes=3)"),
-    ("jax.jit(vmap(vmap(vmap(in_axes=0), in_axes=2), in_axes=1))", "jax.vmap(jax.vmap(jax.vmap({b}, in_axes=0), in_axes=2), in_axes=1)"),
+    ("jax.jit(vmap(vmap(in_axes=1), in_axes=3))", "jax.vmap(jax.vmap({b}, in_axes=1), in_axes=3)", ((3, 0), (1, 0))),
+    ("jax.jit(vmap(in_axes=2))", "jax.vmap({b}, in_axes=2)", ((2, 0),)),
+    ("jax.jit(vmap(jit, in_axes=3))", "jax.vmap(jax.jit({b}), in_axes=3)", ((3, 0),)),
+    ("jax.jit(vmap(vmap(vmap(in_axes=0), in_axes=2), in_axes=1))",
+     "jax.vmap(jax.vmap(jax.vmap({b}, in_axes=0), in_axes=2), in_axes=1)", ((1, 0), (2, 0), (0, 0))),
 )
 NESTED_SHAPES = [shapes.ranked(r, r)[1] for r in range(4, 9)]   # small distinct dims

@@ -102,6 +102,10 @@ def _it(s, k):
     return "it"
 
 
+def _the_output(s, k):
+    return "the output"
+
+
 def _front(r, axis):
     return (axis, *(d for d in range(r) if d != axis))
 
@@ -219,7 +223,7 @@ def expect_forward_everywhere(ask):
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[FORWARD_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), same_output_as(
-            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_it)),
+            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_the_output)),
             what=what, hint=SAME_HINT)
 
 
@@ -244,7 +248,7 @@ def expect_derivative_everywhere(ask):
         proofs.expect_every(found, specs, proofs.all_of(
             from_pure(outputs=(1,), names=_it),
             same_output_as(by[DERIVATIVE_SHAPE], 1, base, outputs=(1,), names=_it),
-            proofs.in_place(outputs=(1,), names=_it)), what=what, hint=SAME_HINT)
+            proofs.in_place(outputs=(1,), names=_the_output)), what=what, hint=SAME_HINT)
 
 
 def expect_no_math_everywhere(ask):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from autograder.shared import proofs, shapes
+from autograder.shared import positions, proofs, shapes
 from autograder.shared.evidence import Structure
 from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
 
@@ -93,7 +93,8 @@ def examples(max_rank: int = 7) -> list[tuple[int, ...]]:
 def primitive_path(first):
     expr = f"lambda x: [custom_reduce_sum(x, a) for a in {_table(range(1, 9))}[x.ndim]]"
     specs = [[(s, "float32")] for s in _shapes(first, shapes.every(8, 1))]
-    return expr, specs, lambda x: [(SUM, f"custom_reduce_sum(x, {a})", summed(x, a)) for a in combos(len(x))]
+    return expr, specs, lambda x: [(SUM, f"custom_reduce_sum(x, {a})", summed(x, a), _summing(len(x), a))
+                                   for a in combos(len(x))]
 
 
 def jvp_path(first):
@@ -102,8 +103,9 @@ def jvp_path(first):
     specs = [[(s, "float32"), (s, "float32")] for s in _shapes(first, shapes.every(8, 1))]
 
     def outputs(x, _):
-        return [o for a in combos(len(x)) for o in ((SUM, f"the primal output of jax.jvp over axis {a}", summed(x, a)),
-                                                    (LINEAR, f"the tangent of jax.jvp over axis {a}", summed(x, a)))]
+        return [o for a in combos(len(x)) for o in (
+            (SUM, f"the primal output of jax.jvp over axis {a}", summed(x, a), _summing(len(x), a)),
+            (LINEAR, f"the tangent of jax.jvp over axis {a}", summed(x, a), _summing(len(x), a, source=1)))]
     return expr, specs, outputs
 
 
@@ -117,10 +119,10 @@ def transpose_path(first):
 
     def outputs(x, *_):
         axes = combos(len(x))
-        return ([(BROADCAST, f"jax.linear_transpose over axis {a} applied to its cotangent", ("input", 1 + k))
-                 for k, a in enumerate(axes)]
-                + [(BROADCAST, f"jax.linear_transpose over axis {a} applied to the sum", ("sum", summed(x, a)))
-                   for a in axes])
+        return ([(BROADCAST, f"jax.linear_transpose over axis {a} applied to its cotangent", ("input", 1 + k),
+                  _spread(len(x), a, 1 + k)) for k, a in enumerate(axes)]
+                + [(BROADCAST, f"jax.linear_transpose over axis {a} applied to the sum", ("sum", summed(x, a)),
+                    _spread(len(x), a, 0, a)) for a in axes])
     return expr, specs, outputs
 
 
@@ -136,8 +138,28 @@ def vmap_path(first):
         example = xs[0][1:]
         return [(SUM, f"jax.vmap with the batch dimension at {b}"
                       + (f" (an input of shape {shapes.label(xs[b])})" if b else "") + f", summing axis {a},",
-                 summed(example, a)) for b in range(len(xs)) for a in few(len(example))]
+                 summed(example, a), _summing(len(example), a, source=b, batch=b))
+                for b in range(len(xs)) for a in few(len(example))]
     return expr, specs, outputs
+
+
+# Where each output element comes from (positions.misplaced's terms): (input, perm, summed axes).
+
+def _summing(rank, axis, source=0, batch=None):
+    """The sum over `axis` of input `source` (of `rank`; `batch`: a vmap's batch dimension
+    there, moved to the output's front): the kept axes in order, the summed ones added."""
+    example = [d for d in range(rank + (batch is not None)) if d != batch]
+    kept = [example[i] for i in range(rank) if i not in axis]
+    return source, ([batch] if batch is not None else []) + kept, tuple(example[i] for i in axis)
+
+
+def _spread(rank, axis, source, summed_axes=()):
+    """The transpose of the sum over `axis`, applied to input `source` (the cotangent, of the
+    kept axes' shape; or x itself summed over `summed_axes`): each kept axis from the source's,
+    the summed ones broadcast."""
+    kept = [d for d in range(rank) if d not in axis]
+    own = [d if summed_axes else kept.index(d) for d in kept]
+    return source, [None if d in axis else own[kept.index(d)] for d in range(rank)], tuple(summed_axes)
 
 
 def _shapes(first, rest) -> list[tuple[int, ...]]:
@@ -182,7 +204,23 @@ def _counts(s: Structure, name: str, origin, n: int) -> str:
     return ""
 
 
-def _problem(s: Structure, k: int, kind: str, name: str, arg, base: dict) -> str:
+_WORDS = {SUM: "its input", LINEAR: "the tangent", BROADCAST: "the cotangent"}
+
+
+def _placed(s: Structure, k: int, kind: str, name: str, place) -> str:
+    """Where output k's elements come from is `place` (_summing, _spread), element by element."""
+    source, perm, axes = place
+    word = "its input" if kind == BROADCAST and source == 0 else _WORDS[kind]
+    return positions.misplaced(proofs.pieces(s.outputs[k], f"input:{source}"), _dims(s.results[k]),
+                               _dims(s.inputs[source]), word, perm, name, axes)
+
+
+def _problem(s: Structure, k: int, kind: str, name: str, arg, base: dict, place=None) -> str:
+    problem = _judged(s, k, kind, name, arg, base)
+    return problem or (_placed(s, k, kind, name, place) if place is not None else "")
+
+
+def _judged(s: Structure, k: int, kind: str, name: str, arg, base: dict) -> str:
     origin = s.outputs[k]
     kernel = {i for i, c in enumerate(s.calls) if c.target == TARGET}
     fed = [i for i in _feeding(s, origin) if i in kernel]
@@ -221,15 +259,15 @@ def rule(outputs, base: Structure | None = None):
     allowed: dict = {}
     if base is not None and len(base.outputs) >= 1:
         expected = outputs(*[_dims(t) for t in base.inputs])
-        for (kind, _, arg), origin in zip(expected, base.outputs):
+        for (kind, _, arg, _), origin in zip(expected, base.outputs):
             allowed.setdefault(_group(kind, arg), set()).update(origin.math)
 
     def check(s: Structure) -> str:
         expected = outputs(*[_dims(t) for t in s.inputs])
         if len(s.outputs) < len(expected):
             return f"the program has {len(s.outputs)} outputs where {len(expected)} were asked for"
-        for k, (kind, name, arg) in enumerate(expected):
-            problem = _problem(s, k, kind, name, arg, allowed)
+        for k, (kind, name, arg, place) in enumerate(expected):
+            problem = _problem(s, k, kind, name, arg, allowed, place)
             if problem:
                 return problem
         return ""

@@ -1,0 +1,95 @@
+"""Where each element lands (autograder/shared/positions.py through shared/dataflow.py, judged
+by proofs.in_place): every element moved back where its input was passes, at any size; one
+moved elsewhere is named with the element, however the program moves it."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from autograder.shared import dataflow, positions, proofs
+
+S = jax.ShapeDtypeStruct
+
+
+def _host(a):
+    return np.asarray(a) * 2
+
+
+def cb(x, method="sequential"):
+    return jax.pure_callback(_host, S(x.shape, x.dtype), x, vmap_method=method)
+
+
+def _verdict(fn, shape, perm=None):
+    s = dataflow.structure(jax.jit(fn).lower(S(shape, np.float32)).as_text())
+    return proofs.in_place(perm=None if perm is None else lambda s, k: perm)(s)
+
+
+SAME = {   # every element where its input was: moved there and back, in pieces, in loops
+    "plain": (cb, (1025,)),
+    "reversed twice": (lambda x: cb(x[::-1])[::-1], (1025,)),
+    "flattened": (lambda x: cb(x.reshape(-1)).reshape(x.shape), (3, 4, 5)),
+    "transposed and back": (lambda x: cb(x.T).T, (3, 4, 5)),
+    "halves": (lambda x: jnp.concatenate([cb(x[:3]), cb(x[3:])]), (6,)),
+    "padded blocks": (lambda x: cb(jnp.pad(x, (0, 3)).reshape(-1, 4)).reshape(-1)[:x.size], (13,)),
+    "guarded": (lambda x: jnp.where(x > 0, cb(x), jnp.nan), (6,)),
+    "vmap sequential": (jax.vmap(cb), (4, 3)),
+    "vmap at axis 1, out at 1": (jax.vmap(cb, in_axes=1, out_axes=1), (4, 3)),
+    "vmap unrolled": (jax.vmap(lambda x: cb(x, "sequential_unrolled")), (4, 3)),
+    "nested vmap": (jax.vmap(jax.vmap(cb)), (4, 3, 2)),
+    "lax.map": (lambda x: jax.lax.map(cb, x), (4, 3)),
+    "lax.map in batches": (lambda x: jax.lax.map(cb, x, batch_size=2), (4, 3)),
+    "lax.map reversed twice": (lambda x: jax.lax.map(cb, x[::-1])[::-1], (4, 3)),
+    "reverse scan": (lambda x: jax.lax.scan(lambda c, r: (c, cb(r)), 0., x, reverse=True)[1], (4, 3)),
+    "2^30 elements in pairs": (lambda x: cb(x.reshape(-1, 2)).reshape(-1), (2**30,)),
+}
+
+
+@pytest.mark.parametrize("name", SAME)
+def test_every_element_where_its_input_was_passes(name):
+    fn, shape = SAME[name]
+    assert _verdict(fn, shape) == ""
+
+
+MOVED = {   # each: the element named, wherever the move happens
+    "reversed": ((lambda x: cb(x)[::-1], (1025,)), "element at (0,) comes from your input's element at (1024,)"),
+    "rolled": ((lambda x: jnp.roll(cb(x), 1), (8,)), "element at (0,) comes from your input's element at (7,)"),
+    "halves swapped": ((lambda x: jnp.concatenate([cb(x)[3:], cb(x)[:3]]), (6,)),
+                       "element at (0,) comes from your input's element at (3,)"),
+    "rows reversed at 2^30": ((lambda x: cb(x.reshape(-1, 2))[::-1].reshape(-1), (2**30,)),
+                              "element at (0,) comes from your input's element at (1073741822,)"),
+    "lax.map of the reversed input": ((lambda x: jax.lax.map(cb, x[::-1]), (4, 3)),
+                                      "element at (0, 0) comes from your input's element at (3, 0)"),
+    "transposed without moving back": ((lambda x: cb(x.T).reshape(x.shape), (3, 4, 5)), "cannot be followed"),
+    "gathered": ((lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), "cannot be followed (through stablehlo.gather)"),
+    "one sum broadcast": ((lambda x: jnp.broadcast_to(jnp.sum(cb(x)), x.shape), (4,)),
+                          "element at (1,) comes from your input's element at (0,)"),
+}
+
+
+@pytest.mark.parametrize("name", MOVED)
+def test_an_element_moved_elsewhere_is_named(name):
+    (fn, shape), words = MOVED[name]
+    assert words in _verdict(fn, shape)
+
+
+def test_a_vmap_moves_its_batch_axis_to_the_front_and_only_that():
+    assert _verdict(jax.vmap(cb, in_axes=2), (4, 3, 5), perm=(2, 0, 1)) == ""
+    assert "element at (1, 0, 0) comes from your input's element at (1, 0, 0), not from the one at (0, 0, 1)" in \
+        _verdict(jax.vmap(cb, in_axes=2, out_axes=1), (4, 3, 3), perm=(2, 0, 1))
+
+
+def test_a_sum_is_judged_by_the_axes_it_adds():
+    shape = (2, 3, 4)
+    s = dataflow.structure(jax.jit(lambda x: jnp.sum(x[:, ::-1], axis=1)).lower(S(shape, np.float32)).as_text())
+    pieces = proofs.pieces(s.outputs[0], "input:0")
+    assert positions.misplaced(pieces, (2, 4), shape, "x", perm=(0, 2), summed=(1,)) == ""   # reversed, still a sum
+    assert "sums x over axes (1,), where the task's sum is over axes (2,)" in positions.misplaced(
+        pieces, (2, 4), shape, "x", perm=(0, 2), summed=(2,))
+
+
+def test_digits_split_and_merge_exactly():
+    piece = positions.identity((6, 4))
+    (reshaped,) = positions.reshape(piece, (6, 4), (3, 8))
+    assert reshaped[1][1] == (((3, 8),), ((8, 1),))
+    (reversed_,) = positions.reverse(reshaped, (3, 8), [1])
+    assert positions.misplaced([reversed_], (3, 8), (6, 4), "x") .startswith("the value's element at (0, 0)")
