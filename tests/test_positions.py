@@ -40,6 +40,7 @@ SAME = {   # every element where its input was: moved there and back, in pieces,
     "lax.map in batches": (lambda x: jax.lax.map(cb, x, batch_size=2), (4, 3)),
     "lax.map reversed twice": (lambda x: jax.lax.map(cb, x[::-1])[::-1], (4, 3)),
     "reverse scan": (lambda x: jax.lax.scan(lambda c, r: (c, cb(r)), 0., x, reverse=True)[1], (4, 3)),
+    "taken one by one and stacked": (lambda x: jnp.stack([cb(jnp.take(x, i, axis=1)) for i in range(4)], 1), (3, 4, 2)),
     "2^30 elements in pairs": (lambda x: cb(x.reshape(-1, 2)).reshape(-1), (2**30,)),
 }
 
@@ -60,6 +61,8 @@ MOVED = {   # each: the element named, wherever the move happens
     "lax.map of the reversed input": ((lambda x: jax.lax.map(cb, x[::-1]), (4, 3)),
                                       "element at (0, 0) comes from your input's element at (3, 0)"),
     "transposed without moving back": ((lambda x: cb(x.T).reshape(x.shape), (3, 4, 5)), "cannot be followed"),
+    "taken in another order": ((lambda x: jnp.stack([cb(jnp.take(x, 3 - i, axis=0)) for i in range(4)]), (4, 2)),
+                               "element at (0, 0) comes from your input's element at (3, 0)"),
     "gathered": ((lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), "cannot be followed (through stablehlo.gather)"),
     "one sum broadcast": ((lambda x: jnp.broadcast_to(jnp.sum(cb(x)), x.shape), (4,)),
                           "element at (1,) comes from your input's element at (0,)"),

@@ -177,7 +177,7 @@ class _Graph:
             picked = _LAYOUT[name]
             chosen = operands if picked is None else [operands[i] for i in picked if i < len(operands)]
             moved = _union(_NONE, *chosen)
-            return [(moved[0], moved[1], self.layout(op, operands), None)] * count
+            return [(moved[0], moved[1], self.layout(op, operands), _vector(op, operands))] * count
         inner = _union(_NONE, *operands)
         shape = _shape(op.results[0]) if count else None
         if name in _ELEMENTWISE:
@@ -273,6 +273,8 @@ class _Graph:
             return _map_places(first, shape, pad) | _unfollowed(operands[1][2], shape, "a padding value")
         if name == "stablehlo.dynamic_slice":
             return self.dynamic_slice(op, operands, ins[0], shape)
+        if name == "stablehlo.gather":
+            return self.gather(op, operands, ins[0], shape)
         if name == "stablehlo.dynamic_update_slice":
             return self.dynamic_update_slice(op, operands, ins, shape)
         return _unfollowed(frozenset().union(*(o[2] for o in operands)), shape, name)
@@ -289,10 +291,10 @@ class _Graph:
         return _capped(places | _unfollowed(frozenset().union(*(o[2] for o in operands[half:])), shape,
                                             "a reduction's initial value"), shape)
 
-    def dynamic_slice(self, op, operands, source, shape):
+    def dynamic_slice(self, op, operands, source, shape, sizes=None):
         starts = [o[3] for o in operands[1:]]
-        sizes = _ints(op, "slice_sizes")
-        if any(not isinstance(s, tuple) for s in starts):
+        sizes = _ints(op, "slice_sizes") if sizes is None else sizes
+        if any(type(s) is not tuple for s in starts):
             return _unfollowed(operands[0][2], shape, op.name)
         if all(not s[1] for s in starts):   # constant starts, clamped as XLA clamps them
             a = [min(max(s[0], 0), n - k) for s, n, k in zip(starts, source, sizes)]
@@ -301,11 +303,33 @@ class _Graph:
         return _map_places(operands[0][2], shape, lambda p: positions.dynamic_slice(
             p, source, [s[0] for s in starts], [s[1] for s in starts], sizes, self.trips))
 
+    def gather(self, op, operands, source, shape):
+        """A gather of one slice (its indices one index vector: what jnp.take of one index
+        lowers to) read as the dynamic slice it is; any other gather is not followed."""
+        numbers = str(op.attributes["dimension_numbers"])
+        field = {k: [int(x) for x in re.findall(r"-?\d+", v)] for k, v in
+                 re.findall(r"(\w+) = (\[[^\]]*\]|-?\d+)", numbers)}
+        sizes = _ints(op, "slice_sizes")
+        index = operands[1][3]
+        mapped = field.get("start_index_map", [])
+        if type(index) is not _Vector or len(index) != len(mapped) or field.get("operand_batching_dims") \
+                or _shape(op.operands[1]) != (len(mapped),) or field.get("index_vector_dim", [0]) != [0] \
+                or field.get("offset_dims", []) != list(range(len(shape))):
+            return _unfollowed(operands[0][2], shape, op.name)
+        starts = [(0, ())] * len(source)
+        for d, value in zip(mapped, index):
+            starts[d] = value
+        if any(type(v) is not tuple for v in starts):
+            return _unfollowed(operands[0][2], shape, op.name)
+        sliced = self.dynamic_slice(op, [operands[0], *((None, None, None, v) for v in starts)], source,
+                                    tuple(sizes), sizes=sizes)
+        return _map_places(sliced, shape, lambda p: positions.reshape(p, tuple(sizes), shape))
+
     def dynamic_update_slice(self, op, operands, ins, shape):
         buffer, update = operands[0][2], operands[1][2]
         starts = [o[3] for o in operands[2:]]
         everything = buffer | update
-        if any(not isinstance(s, tuple) for s in starts):
+        if any(type(s) is not tuple for s in starts):
             return _unfollowed(everything, shape, op.name)
         sizes = ins[1]
         swept = [(d, s[1]) for d, s in enumerate(starts) if s[1]]
@@ -333,15 +357,15 @@ class _Graph:
         name = op.name
         if name == "stablehlo.convert":
             return values[0]
-        if name in ("stablehlo.add", "stablehlo.subtract") and all(isinstance(v, tuple) for v in values):
+        if name in ("stablehlo.add", "stablehlo.subtract") and all(type(v) is tuple for v in values):
             sign = 1 if name.endswith("add") else -1
             return _affine(values[0][0] + sign * values[1][0], values[0][1] + tuple((k, sign * c) for k, c in values[1][1]))
-        if name == "stablehlo.multiply" and all(isinstance(v, tuple) for v in values):
+        if name == "stablehlo.multiply" and all(type(v) is tuple for v in values):
             (a, ta), (b, tb) = values
             if not ta or not tb:
                 k, (c, t) = (a, (b, tb)) if not ta else (b, (a, ta))
                 return _affine(k * c, tuple((loop, k * x) for loop, x in t))
-        if name == "stablehlo.compare" and all(isinstance(v, tuple) for v in values):
+        if name == "stablehlo.compare" and all(type(v) is tuple for v in values):
             return _decide(str(op.attributes["comparison_direction"]).split()[-1].rstrip(">"),
                            values[0], values[1], self.trips)
         if name == "stablehlo.select" and isinstance(values[0], bool):
@@ -407,6 +431,27 @@ def _unnumbered(piece):
     numbering) dropped."""
     box, m, why = piece
     return piece if m is None or not m[3] else (box, (m[0], m[1], m[2], tuple((-1, c) for _, c in m[3])), why)
+
+
+class _Vector(tuple):
+    """A small integer vector (an index vector of a gather) known element by element: each an
+    integer scalar's (constant, terms)."""
+
+
+def _vector(op, operands):
+    """The _Vector of a layout operation's result built from known integer scalars (a
+    broadcast, a reshape, a concatenate of them), or a 0-d one reshaped from a vector."""
+    shape, name = _shape(op.results[0]) if op.results else None, op.name
+    values = [o[3] for o in operands]
+    if shape is None or len(shape) > 1 or (shape and shape[0] > 8) or not values or values[0] is None:
+        return None
+    if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape") and type(values[0]) is tuple:
+        return _Vector((values[0],) * shape[0]) if shape else values[0]
+    if name == "stablehlo.reshape" and type(values[0]) is _Vector:
+        return values[0] if shape else values[0][0] if len(values[0]) == 1 else None
+    if name == "stablehlo.concatenate" and all(type(v) is _Vector for v in values):
+        return _Vector(x for v in values for x in v)
+    return None
 
 
 def _own_places(root, value):
