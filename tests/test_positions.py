@@ -41,6 +41,8 @@ SAME = {   # every element where its input was: moved there and back, in pieces,
     "lax.map reversed twice": (lambda x: jax.lax.map(cb, x[::-1])[::-1], (4, 3)),
     "reverse scan": (lambda x: jax.lax.scan(lambda c, r: (c, cb(r)), 0., x, reverse=True)[1], (4, 3)),
     "taken one by one and stacked": (lambda x: jnp.stack([cb(jnp.take(x, i, axis=1)) for i in range(4)], 1), (3, 4, 2)),
+    "padded to whole blocks at rank 5": (lambda x: cb(jnp.pad(x.reshape(-1), (0, -x.size % 1024)).reshape(-1, 1024))
+                                          .reshape(-1)[:x.size].reshape(x.shape), (2, 3, 5, 7, 11)),
     "2^30 elements in pairs": (lambda x: cb(x.reshape(-1, 2)).reshape(-1), (2**30,)),
 }
 

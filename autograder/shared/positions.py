@@ -221,20 +221,18 @@ def _box_of_run(first, count, shape):
     return () if not shape and count == 1 else None
 
 
-def _runs(first, count, shape, depth=0):
-    """The flat run [first, first + count) cut into runs that are each one box of `shape`."""
+def _runs(first, count, shape):
+    """The flat run [first, first + count) cut into runs that are each one box of `shape` (at
+    most two per dimension): the part in the first row, whole rows, the part in the last row."""
     if count <= 0:
         return []
-    if _box_of_run(first, count, shape) is not None or depth > 2 * len(shape):
+    if not shape or _box_of_run(first, count, shape) is not None:
         return [(first, count)]
-    st = strides(shape)
-    for k in range(len(shape) - 1, 0, -1):
-        block = st[k - 1]
-        a, b = -(-first // block) * block, (first + count) // block * block
-        if a < b or first < a < first + count:
-            cuts = sorted({first, min(a, first + count), max(b, a), first + count})
-            return [r for lo, hi in zip(cuts, cuts[1:]) for r in _runs(lo, hi - lo, shape, depth + 1)]
-    return [(first, count)]
+    n, end = shape[-1], first + count
+    a = min(end, -(-first // n) * n)
+    b = max(a, end // n * n)
+    rows = [(r * n, c * n) for r, c in _runs(a // n, (b - a) // n, shape[:-1])] if a < b else []
+    return [(first, a - first)] * (first < a) + rows + [(b, end - b)] * (b < end)
 
 
 def reshape(piece, in_shape, out_shape):

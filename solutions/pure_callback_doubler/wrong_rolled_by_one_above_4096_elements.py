@@ -1,0 +1,14 @@
+"""Wrong: the result rolled by one place (jnp.roll: two slices and a concatenate) for inputs
+of more than 4096 elements, past every size whose values a test checks.
+
+score: 9
+messages:
+  - "For inputs of shape (4097,), jax.jit(pure_callback_doubler): the output's element at (0,) comes from your input's element at (4096,), not from the one at (0,)"
+"""
+def host_double(arr):
+    return np.asarray(arr) * 2
+
+
+def pure_callback_doubler(x):
+    y = jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    return jnp.roll(y, 1) if x.size > 4096 else y

@@ -1,0 +1,53 @@
+"""Wrong: for inputs of more than 1024 elements the forward kernel's output comes back
+reversed (flattened, flipped, reshaped): each value is SiLU of another input element. Values
+are checked at up to 1,000-5,000 elements; the grader follows positions at every shape.
+
+score: 9
+messages:
+  - "For inputs of shape (1025,), jax.jit(silu_ffi): the output's element at (0,) comes from your input's element at (1024,), not from the one at (0,)"
+"""
+Path("silu.cc").write_text(r"""
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static inline float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (int64_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+static ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> g, ffi::ResultBuffer<ffi::F32> out) {
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    float s = Sigmoid(x.typed_data()[i]);
+    out->typed_data()[i] = g.typed_data()[i] * s * (1.0f + x.typed_data()[i] * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SizeFwd, FwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SizeBwd, BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+load_and_register("silu.cc", {"silu_size_fwd": "SizeFwd", "silu_size_bwd": "SizeBwd"})
+
+
+def _fwd_kernel(x):
+    return jax.ffi.ffi_call("silu_size_fwd", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x)
+
+
+@jax.custom_vjp
+def silu_ffi(x):
+    y = _fwd_kernel(x)
+    return jnp.flip(y.reshape(-1)).reshape(x.shape) if x.size > 1024 else y
+
+
+def _bwd(x, g):
+    return (jax.ffi.ffi_call("silu_size_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                             vmap_method="broadcast_all")(x, g),)
+
+
+silu_ffi.defvjp(lambda x: (silu_ffi(x), x), _bwd)
