@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder.shared import dataflow, positions, proofs
+from autograder.shared import dataflow, placement, positions, proofs
 
 S = jax.ShapeDtypeStruct
 
@@ -87,8 +87,8 @@ def test_a_sum_is_judged_by_the_axes_it_adds():
     shape = (2, 3, 4)
     s = dataflow.structure(jax.jit(lambda x: jnp.sum(x[:, ::-1], axis=1)).lower(S(shape, np.float32)).as_text())
     pieces = proofs.pieces(s.outputs[0], "input:0")
-    assert positions.misplaced(pieces, (2, 4), shape, "x", perm=(0, 2), summed=(1,)) == ""   # reversed, still a sum
-    assert "sums x over axes (1,), where the task's sum is over axes (2,)" in positions.misplaced(
+    assert placement.misplaced(pieces, (2, 4), shape, "x", perm=(0, 2), summed=(1,)) == ""   # reversed, still a sum
+    assert "sums x over axes (1,), where the task's sum is over axes (2,)" in placement.misplaced(
         pieces, (2, 4), shape, "x", perm=(0, 2), summed=(2,))
 
 
@@ -97,4 +97,4 @@ def test_digits_split_and_merge_exactly():
     (reshaped,) = positions.reshape(piece, (6, 4), (3, 8))
     assert reshaped[1][1] == (((3, 8),), ((8, 1),))
     (reversed_,) = positions.reverse(reshaped, (3, 8), [1])
-    assert positions.misplaced([reversed_], (3, 8), (6, 4), "x") .startswith("the value's element at (0, 0)")
+    assert placement.misplaced([reversed_], (3, 8), (6, 4), "x").startswith("the value's element at (0, 0)")

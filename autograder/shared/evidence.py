@@ -269,88 +269,7 @@ def _fits(value, hint) -> bool:
     return isinstance(value, hint)
 
 
-@record
-@dataclass(frozen=True)
-class PrimitiveState:
-    """What a notebook's Primitive is, as data (reduce_sum_rules' witness.primitive_state).
-    `impl`, `lowering`, `abstract_eval` are what its own pieces compute on the grader's
-    example, each an "Error: message" string where it raised, None where it is no Primitive."""
-    type: str                              # its class, "module.QualName"
-    plain: bool                            # that class is jax.extend.core.Primitive itself
-    attributes: list[str]                  # the names in its instance __dict__
-    name: str
-    impl: Any = None                       # an array, or "Error: message"
-    lowering: Any = None                   # jax.jit of Primitive.bind, the notebook's own lowering
-    abstract_eval: Any = None              # {"shape", "dtype", "effects"}, or "Error: message"
-
-
-@record
-@dataclass(frozen=True)
-class HostArray:
-    """An array a host callback declares, or one its host function returned."""
-    shape: list[int]
-    dtype: str                             # NumPy's name, "float32"
-    type_name: str = ""                    # a returned one's class name ("ndarray"); "" for a declared one
-
-
-@record
-@dataclass(frozen=True)
-class HostFunction:
-    """One host callback of a program, its host function called once directly on NumPy
-    operands like the grader's input, observed (gammaln_callback's witness.host_functions)."""
-    primitive: str                         # "pure_callback" or "io_callback"
-    declared: list[HostArray]              # the results the callback declares
-    returned: list[HostArray] | None       # the leaves of what it returned; None when it raised
-    jax: bool                              # it ran JAX code
-    output: str                            # what it wrote to stdout and stderr
-    files: list[str]                       # files it opened
-    events: list[str]                      # audit events it raised (processes, sockets, ...)
-    error: str | None = None               # 'TypeError: ...' when it raised
-
-
-# ---- pure_callback_doubler's witness: witness.call_result, host_calls, host_purity ----
-
-@record
-@dataclass(frozen=True)
-class CallResult:
-    """What one call of the answer returned (pure_callback_doubler's witness.call_result)."""
-    type: str                              # its class name, "ArrayImpl", "ShapeDtypeStruct"
-    jax_array: bool                        # it is a jax.Array
-    shape: list[int] | None                # None: it has no shape (a tuple of ints)
-    value: Any = None                      # the array when it is a jax or NumPy array, else None
-                                           # (an array of Python objects travels as the wire's Opaque)
-
-
-@record
-@dataclass(frozen=True)
-class DirectCall:
-    """One call of a host function on one input, made by the grader and observed: what it
-    returned or raised and what it did (pure_callback_doubler's witness.host_calls)."""
-    output: str                            # what it wrote to fds 1/2 or sys.stdout/stderr
-    files: list[str]                       # paths it opened
-    events: list[str]                      # processes, sockets, removals it started
-    jax: bool                              # JAX code ran inside it
-    error: str | None = None               # "Error: message" when it raised
-    values: list[Any] = field(default_factory=list)   # every output leaf as an array ([] when it raised)
-    type: str = ""                         # the first output's class, "numpy.ndarray" ("" when it raised)
-
-    @property
-    def outputs(self) -> int:
-        return len(self.values)
-
-    @property
-    def value(self) -> Any:
-        """The first output (None: there is none)."""
-        return self.values[0] if self.values else None
-
-
-@record
-@dataclass(frozen=True)
-class HostCalls:
-    """The one callback's host function called directly on each input (witness.host_calls)."""
-    callbacks: int                         # how many callback equations the trace holds
-    calls: list[DirectCall]                # one per input, in order ([] unless callbacks == 1)
-
+# ---- pure_callback_doubler's witness: witness.host_purity (witness/purity.py observes the calls) ----
 
 @record
 @dataclass(frozen=True)
@@ -390,13 +309,3 @@ class HostPurity:
     callbacks: int                         # how many callback equations the trace holds
     calls: list[PurityCall]                # in order: the direct calls, then JAX's eager and jit ones
     values: list[list[Any] | None]         # the direct calls' outputs as arrays (None: it raised)
-
-
-@record
-@dataclass(frozen=True)
-class PrimitiveIdentity:
-    """What a notebook's Primitive object is (ffi_lowering's witness.primitive_identity)."""
-    kind: str          # "missing" (None), "class" (not exactly a Primitive), "dict" (its __dict__
-                       # replaced) or "extra" (a Primitive; `detail` lists what its instance sets beyond
-                       # Primitive(name), def_impl and def_abstract_eval)
-    detail: Any        # the class's or the dictionary's type name, or that list of names

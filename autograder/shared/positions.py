@@ -20,8 +20,8 @@ digits of stride 0, a slice restricts a digit, concatenate and pad shift boxes. 
 an element whose source position is not what the task requires is found by arithmetic on the
 digits, whatever the shape (2^31 - 1 elements cost what 8 do).
 
-Pure Python, no JAX: the executor builds pieces (shared/dataflow.py), the graders read them
-(`misplaced`).
+Pure Python, no JAX: the executor builds pieces (shared/moves.py), the graders read them
+(shared/placement.py).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def unknown(shape, why: str) -> tuple:
     return (tuple((0, n) for n in shape), None, why)
 
 
-def _value(digits, x: int) -> int:
+def value(digits, x: int) -> int:
     """Where local index x (written in `digits`' mixed radix) lands: sum of digit * stride."""
     total = 0
     for a, s in reversed(digits):
@@ -72,7 +72,7 @@ def _restrict(digits, x0: int, count: int, step: int = 1):
     are not one affine run of digits."""
     digits = canon(digits)
     if count == 1:
-        return _value(digits, x0), ()
+        return value(digits, x0), ()
     if len(digits) == 1:
         return x0 * digits[0][1], ((count, step * digits[0][1]),)
     if not digits or step != 1:
@@ -82,7 +82,7 @@ def _restrict(digits, x0: int, count: int, step: int = 1):
         inner = _restrict(tuple(rest), x0 // a, count // a)
         return None if inner is None else (inner[0], inner[1] + ((a, s),))
     if x0 % a + count <= a:
-        return _value(tuple(rest), x0 // a) + (x0 % a) * s, ((count, s),)
+        return value(tuple(rest), x0 // a) + (x0 % a) * s, ((count, s),)
     return None
 
 
@@ -360,74 +360,3 @@ def sweep(piece, d, loop, n, starts, sizes, down=False):
     dims = list(m[1])
     dims[d] = canon(((n, -step if down else step),) + tuple(dims[d]))
     return [(tuple(new_box), (offset, tuple(dims), m[2], tuple((k, c) for k, c in m[3] if k != loop)), why)]
-
-
-# ---------------------------------------------------------------- reading pieces
-
-def _unravel(flat: int, shape) -> tuple:
-    return tuple((flat // s) % n for n, s in zip(shape, strides(shape)))
-
-
-def _sum_key(digits) -> tuple:
-    """Summed digits as a set of positions: order and direction left out."""
-    return canon(sorted(((a, abs(x)) for a, x in digits if a > 1), key=lambda d: -d[1]))
-
-
-def misplaced(pieces, shape, source_shape, source: str, perm=None, which: str = "the value", summed=()) -> str:
-    """"" when every piece puts each element of a value of `shape` where the task says, else
-    where one lands otherwise, in words. The task: the value's dimension d is the source's
-    dimension perm[d] (None in perm: d is a broadcast, every element along it the same; perm
-    None: the same element in row-major order), and each element is the sum over the source's
-    axes `summed` (none: one element)."""
-    src = strides(source_shape)
-    st = strides(shape) if perm is None else tuple(0 if p is None else src[p] for p in perm)
-    want_sum = _sum_key(tuple((source_shape[a], src[a]) for a in summed))
-    for box, m, why in pieces:
-        if m is None:
-            return f"where the elements of {which} come from in {source} cannot be followed (through {why})"
-        offset, dims, got_sum, loops = m
-        if loops:
-            return f"where the elements of {which} come from in {source} depends on a loop's counter"
-        lo = tuple(b[0] for b in box)
-        first = sum(x * s for x, s in zip(lo, st))
-        bad = None
-        if offset != first:
-            bad = tuple(0 for _ in box)
-        else:
-            for d, dim in enumerate(dims):
-                if canon(dim) != canon(((box[d][1] - box[d][0], st[d]),)):
-                    local = [0] * len(box)
-                    local[d] = _first_difference(canon(dim), st[d], box[d][1] - box[d][0])
-                    bad = tuple(local)
-                    break
-        if bad is not None:
-            at = tuple(l + x for l, x in zip(lo, bad))
-            got = offset + sum(_value(dim, x) for dim, x in zip(dims, bad))
-            want = first + sum(x * s for x, s in zip(bad, st))
-            return (f"{which}'s element at {_index(at)} comes from {source}'s element at "
-                    f"{_index(_unravel(got, source_shape))}, not from the one at {_index(_unravel(want, source_shape))}")
-        if _sum_key(got_sum) != want_sum:
-            if not summed:
-                return f"each element of {which} is a sum over {source}'s elements, not one of them"
-            axes = sorted({src.index(abs(x)) for a, x in got_sum if a > 1 and abs(x) in src})
-            return (f"each element of {which} sums {source} over axes {tuple(axes)}, where the task's sum is over "
-                    f"axes {tuple(summed)}")
-    return ""
-
-
-def _first_difference(digits, stride, extent) -> int:
-    """A local index where `digits` do not count `extent` elements by `stride`."""
-    for x in (1, extent - 1):
-        if _value(digits, x) != x * stride:
-            return x
-    for k in range(len(digits)):
-        x = 1
-        for a, _ in digits[k + 1:]:
-            x *= a
-        if _value(digits, x) != x * stride:
-            return x
-    return 0
-
-
-def _index(t) -> str:
-    return "(" + ", ".join(str(i) for i in t) + ("," if len(t) == 1 else "") + ")"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autograder.shared import checks, positions, shapes
+from autograder.shared import checks, placement, shapes
 from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure, tensor_shape
 
 Rule = Callable[[Structure], str]   # "" when the program is right, else what is wrong (a phrase)
@@ -102,7 +102,7 @@ def in_place(outputs: tuple[int, ...] | None = None, names=None, *, source: int 
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not empty(s, k):
                 which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
-                found = positions.misplaced(pieces(origin, f"input:{source}"), _shape(s.results[k]), src,
+                found = placement.misplaced(pieces(origin, f"input:{source}"), _shape(s.results[k]), src,
                                             "your input", None if perm is None else perm(s, k), which)
                 if found:
                     return found

@@ -10,7 +10,7 @@ in the student's process) and judges with `checks`; the float64 reference is
 import numpy as np
 
 from autograder.shared import checks, gates
-from autograder.shared.evidence import PrimitiveIdentity
+from autograder.assignments.ffi_lowering.records import PrimitiveIdentity
 from autograder.shared.references import rms_norm_np64
 from autograder.assignments.ffi_lowering import EXERCISE
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 
 def primitive_identity(primitive):
-    """What `primitive` (the notebook's rms_norm_prim_p) is, as an evidence.PrimitiveIdentity:
+    """What `primitive` (the notebook's rms_norm_prim_p) is, as an records.PrimitiveIdentity:
     ("missing", "") when it is None; ("class", its class's qualified name) when it is not
     exactly a jax.extend.core.Primitive; ("dict", the type of its attribute dictionary) when
     that was replaced; else ("extra", the names its instance sets beyond what Primitive(name),
     def_impl and def_abstract_eval set) (an empty list for an untouched primitive)."""
     from jax.extend.core import Primitive
 
-    from autograder.shared.evidence import PrimitiveIdentity
+    from autograder.assignments.ffi_lowering.records import PrimitiveIdentity
     if primitive is None:
         return PrimitiveIdentity("missing", "")
     if type(primitive) is not Primitive:

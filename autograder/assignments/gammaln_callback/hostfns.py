@@ -1,6 +1,6 @@
 """Where gammaln_callback's math happens: the ops of the compiled programs (the grader's
 compile) and the host functions called directly in the student's process
-(witness.host_functions, one evidence.HostFunction per host callback), on a huge input too
+(witness.host_functions, one records.HostFunction per host callback), on a huge input too
 (witness.host_values: values element by element, and with SciPy poisoned)."""
 from dataclasses import dataclass
 
@@ -60,7 +60,7 @@ def expect_no_math_outside_callbacks(ask, *inputs):
 
 def host_functions(ask, fn, a, *, what, hint):
     """witness.host_functions of `fn` (an expression) on the NumPy array `a`: an
-    evidence.HostFunction per host callback."""
+    records.HostFunction per host callback."""
     return ask.run(f"witness.host_functions({fn}, a)", a=probe.numpy(a), what=what, hint=hint)
 
 

@@ -32,3 +32,27 @@ class HostValues:
     error: str | None = None
     poisoned_error: str | None = None      # what the call with SciPy poisoned raised
     unchanged: list[Unchanged | None] = field(default_factory=list)   # per output (None: no output of its size)
+
+
+@record
+@dataclass(frozen=True)
+class HostArray:
+    """An array a host callback declares, or one its host function returned."""
+    shape: list[int]
+    dtype: str                             # NumPy's name, "float32"
+    type_name: str = ""                    # a returned one's class name ("ndarray"); "" for a declared one
+
+
+@record
+@dataclass(frozen=True)
+class HostFunction:
+    """One host callback of a program, its host function called once directly on NumPy
+    operands like the grader's input, observed (gammaln_callback's witness.host_functions)."""
+    primitive: str                         # "pure_callback" or "io_callback"
+    declared: list[HostArray]              # the results the callback declares
+    returned: list[HostArray] | None       # the leaves of what it returned; None when it raised
+    jax: bool                              # it ran JAX code
+    output: str                            # what it wrote to stdout and stderr
+    files: list[str]                       # files it opened
+    events: list[str]                      # audit events it raised (processes, sockets, ...)
+    error: str | None = None               # 'TypeError: ...' when it raised

@@ -14,7 +14,8 @@ import numpy as np
 # puts back before each observed call (np.seterr, ...) is the process's own, not the notebook's
 from autograder.witness.purity import Purity, writable_and_read_only
 from autograder.shared import poison
-from autograder.shared.evidence import HostArray, HostFunction, HostPurity, Report, Run
+from autograder.assignments.gammaln_callback.records import HostArray, HostFunction
+from autograder.shared.evidence import HostPurity, Report, Run
 from autograder.assignments.gammaln_callback.records import HostValues, Unchanged
 from autograder.witness import hostcall, inspection, substitute
 from autograder.witness.observe import student_call
@@ -43,7 +44,7 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
     order, with its host function (the student's own function; JAX's flattening wrapper is
     left out) called once, directly and observed from below Python (autograder.witness.hostcall),
     on NumPy arrays shaped and typed like its operands (`example`'s values when the sizes
-    agree): one evidence.HostFunction each (what it declares, what it returned or the error
+    agree): one records.HostFunction each (what it declares, what it returned or the error
     it raised, whether JAX code ran inside it, its output, files and events)."""
     from jax import tree_util
     example = np.asarray(example)

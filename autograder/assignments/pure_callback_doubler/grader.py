@@ -21,6 +21,7 @@ import numpy as np
 
 from autograder.shared import checks, evidence, gates, probe, proofs, shapes
 from autograder.assignments.pure_callback_doubler import EXERCISE
+from autograder.assignments.pure_callback_doubler import records  # noqa: F401  (its records decode in this process)
 from autograder.assignments.pure_callback_doubler.purity import (  # noqa: F401  (the test cells' kit.expect_*)
     expect_no_state_changes, expect_same_results, expect_silent)
 
@@ -96,7 +97,7 @@ def expect_program_from_callback(ask):
 
 def call_result(ask, expr, x, *, what, hint=CALL_HINT):
     """witness.call_result of `expr` (an expression of x, e.g. one of EAGER_AND_JIT): an
-    evidence.CallResult, the result's value, whether it is a jax.Array, its type name and shape."""
+    records.CallResult, the result's value, whether it is a jax.Array, its type name and shape."""
     return ask.run(f"witness.call_result({expr})", x=x, what=what, hint=hint)
 
 
@@ -255,7 +256,7 @@ def on_both_kinds(arrays):
 def host_calls(ask, **inputs):
     """witness.host_calls: the host function of pure_callback_doubler (traced on example())
     called directly on each input in turn, its output captured at file-descriptor level (an
-    evidence.HostCalls)."""
+    records.HostCalls)."""
     return ask.run(f"witness.host_calls(pure_callback_doubler, example, [{', '.join(inputs)}])",
                    example=example(), **inputs, what=TRACING, hint=TRACING_HINT)
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder.shared.evidence import CallResult, DirectCall, HostCalls, HostPurity
+from autograder.assignments.pure_callback_doubler.records import CallResult, DirectCall, HostCalls
+from autograder.shared.evidence import HostPurity
 from autograder.witness import hostcall, inspection
 from autograder.witness.purity import Purity, writable_and_read_only
 from autograder.witness.observe import flat_callback_calls, student_call
@@ -32,8 +33,8 @@ def _one_host_function(fn: Callable, example):
 def host_calls(fn: Callable, example, inputs: list) -> HostCalls:
     """Find the one pure_callback (or io_callback) in make_jaxpr(fn)(example) and call its
     host function directly on each of `inputs`, observed from below Python
-    (autograder.witness.hostcall): an evidence.HostCalls, how many callback equations and
-    per input an evidence.DirectCall (every output as an array and the first one's class,
+    (autograder.witness.hostcall): an records.HostCalls, how many callback equations and
+    per input an records.DirectCall (every output as an array and the first one's class,
     or the error; everything it printed or wrote to fds 1 and 2, the paths it opened, the
     processes, sockets, removals it started, whether JAX code ran inside it)."""
     from jax import tree_util
@@ -54,7 +55,7 @@ def host_calls(fn: Callable, example, inputs: list) -> HostCalls:
 
 
 def call_result(value) -> CallResult:
-    """What a call returned, as an evidence.CallResult: its class name, whether it is a
+    """What a call returned, as an records.CallResult: its class name, whether it is a
     jax.Array, its shape (None without a tuple of ints), the array if it is a jax or NumPy
     array (else None)."""
     import jax

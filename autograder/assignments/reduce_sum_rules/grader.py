@@ -21,6 +21,7 @@ from autograder.assignments.reduce_sum_rules.programs import (  # noqa: F401  (t
 from autograder.assignments.reduce_sum_rules.structure import (  # noqa: F401  (every shape, lowered)
     expect_paths, jvp_path, primitive_path, transpose_path, vmap_path)
 from autograder.assignments.reduce_sum_rules import EXERCISE
+from autograder.assignments.reduce_sum_rules import records  # noqa: F401  (its records decode in this process)
 
 case = EXERCISE.case   # the test cells' ritual: with kit.case(env, concept=...) as ask:
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from autograder.shared import positions, proofs, shapes
+from autograder.shared import placement, proofs, shapes
 from autograder.shared.evidence import Structure
 from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
 
@@ -143,7 +143,7 @@ def vmap_path(first):
     return expr, specs, outputs
 
 
-# Where each output element comes from (positions.misplaced's terms): (input, perm, summed axes).
+# Where each output element comes from (placement.misplaced's terms): (input, perm, summed axes).
 
 def _summing(rank, axis, source=0, batch=None):
     """The sum over `axis` of input `source` (of `rank`; `batch`: a vmap's batch dimension
@@ -211,7 +211,7 @@ def _placed(s: Structure, k: int, kind: str, name: str, place) -> str:
     """Where output k's elements come from is `place` (_summing, _spread), element by element."""
     source, perm, axes = place
     word = "its input" if kind == BROADCAST and source == 0 else _WORDS[kind]
-    return positions.misplaced(proofs.pieces(s.outputs[k], f"input:{source}"), _dims(s.results[k]),
+    return placement.misplaced(proofs.pieces(s.outputs[k], f"input:{source}"), _dims(s.results[k]),
                                _dims(s.inputs[source]), word, perm, name, axes)
 
 

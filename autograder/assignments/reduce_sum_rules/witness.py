@@ -18,7 +18,7 @@ import numpy as np
 
 
 def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = False):
-    """What `primitive` is, as an evidence.PrimitiveState: its class, whether that class is
+    """What `primitive` is, as an records.PrimitiveState: its class, whether that class is
     jax.extend.core.Primitive itself (not a subclass), the sorted names in its instance
     __dict__ (Primitive(name), def_impl and def_abstract_eval set exactly "abstract_eval",
     "impl" and "name"; anything else, such as bind or bind_with_trace, is an instance-level
@@ -32,7 +32,7 @@ def primitive_state(primitive, example, axis: tuple, *, lower_to_kernel: bool = 
     from jax.extend.core import Primitive
 
     from autograder.shared.errors import describe
-    from autograder.shared.evidence import PrimitiveState
+    from autograder.assignments.reduce_sum_rules.records import PrimitiveState
     cls = type(primitive)
     state = {"type": f"{cls.__module__}.{cls.__qualname__}", "plain": cls is Primitive,
              "attributes": sorted(str(k) for k in getattr(primitive, "__dict__", {})),

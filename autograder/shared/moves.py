@@ -1,0 +1,239 @@
+"""Where each operation puts its operands' elements: the places half of reading a program
+(shared/dataflow.py walks the graph; this says, per operation, what becomes of each piece of
+shared/positions.py).
+
+A value's places are a frozenset of (root, piece), root "input:<i>". Layout operations move
+pieces (positions.py does the arithmetic); an elementwise operation keeps each operand's; a
+reduction adds summed digits; a custom_call hands each operand element k to result element k;
+a dynamic slice at a loop's counter keeps the counter, and the loop's dynamic_update_slice at
+the counter sweeps it into a digit. What is not followed becomes one piece per root that says
+which operation stopped it. Past positions.MAX_PIECES pieces, a value's positions are not
+followed either.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from autograder.shared import positions, scalars, stablehlo
+from autograder.shared.scalars import shape_of
+
+# The course's kernels that sum their operand over the axes an attribute names (reduce_sum_rules'
+# lowering of custom_reduce_sum_p, kernels/reduce_sum.py): positions pass through them as
+# through stablehlo.reduce.
+REDUCTIONS = {"__grader_reduce_sum__": "axis"}
+
+
+def ints(op, name) -> list[int]:
+    text = str(op.attributes[name])
+    text = text.partition(":")[2] if text.startswith("array<") else text.split(" : ")[0]
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+def map_places(places, shape, step):
+    """Each (root, piece) of `places` through `step` (piece -> pieces); past MAX_PIECES, one
+    piece per root that cannot be followed."""
+    out = set()
+    for root, piece in places:
+        for p in step(piece):
+            out.add((root, p))
+    return capped(out, shape)
+
+
+def capped(places, shape):
+    if len(places) <= positions.MAX_PIECES or shape is None:
+        return frozenset(places)
+    return frozenset((root, positions.unknown(shape, "more pieces than the grader follows"))
+                     for root in {r for r, _ in places})
+
+
+def unfollowed(places, shape, why):
+    """Every root of `places`, its positions not followed past the operation `why`."""
+    if shape is None:
+        return frozenset()
+    return frozenset((root, positions.unknown(shape, why)) for root in {r for r, _ in places})
+
+
+def settled(origin, loop, shape):
+    """A carried value as the loop leaves it: pieces still at its counter are not followed."""
+    if loop is None:
+        return origin
+    places = frozenset((r, p) if p[1] is None or not any(k == loop for k, _ in p[1][3]) else
+                       (r, positions.unknown(shape, "a write at a place that depends on the iteration"))
+                       for r, p in origin[2]) if shape is not None else origin[2]
+    return origin[0], origin[1], places, None
+
+
+def through_call(places, operand, result, target):
+    """The places of a custom_call's result from one operand's, as if element k of the result
+    were computed from element k of the operand (flat order; a 0-d operand broadcast). What a
+    kernel reads besides (rms_norm: the whole row) is its operands' places to judge."""
+    if result is None or operand is None:
+        return frozenset()
+    n_in, n_out = 1, 1
+    for d in operand:
+        n_in *= d
+    for d in result:
+        n_out *= d
+    if operand == ():
+        return map_places(places, result, lambda p: positions.broadcast_in_dim(p, (), result, []))
+    if n_in != n_out:
+        return unfollowed(places, result, f"{target}, whose result is shaped otherwise than its operand")
+    return map_places(places, result, lambda p: positions.reshape(p, operand, result))
+
+
+def own_places(root, value):
+    shape = shape_of(value)
+    return frozenset() if shape is None else frozenset({(root, positions.identity(shape))})
+
+
+def unnumbered(piece):
+    """A piece as recorded: its loop counters' strides kept, their ids (this reading's own
+    numbering) dropped."""
+    box, m, why = piece
+    return piece if m is None or not m[3] else (box, (m[0], m[1], m[2], tuple((-1, c) for _, c in m[3])), why)
+
+
+class Moves:
+    """The places of each operation's results; `trips` (loop id -> how many values its
+    counter takes) is the reading's, filled as it enters loops."""
+    trips: dict[int, int]
+
+    def summed(self, op, places, attribute, shape):
+        """The places of a course kernel's sum (REDUCTIONS) over the axes of its `attribute`."""
+        operand = shape_of(op.operands[0])
+        found = stablehlo.custom_call(op).attributes.get(attribute)
+        axes = [int(a) for a in np.ravel(found.value)] if found is not None else None
+        if operand is None or shape is None or axes is None or any(not 0 <= a < len(operand) for a in axes):
+            return unfollowed(places, shape, op.attributes["call_target_name"].value)
+        kept = tuple(n for d, n in enumerate(operand) if d not in axes)
+        return map_places(places, shape, lambda p: [q for r in positions.reduce(p, operand, axes)
+                                                     for q in positions.reshape(r, kept, shape)])
+
+    def broadcast(self, places, value, shape):
+        """An elementwise operand's places at the result's shape (a 0-d operand broadcast)."""
+        own = shape_of(value)
+        if own == shape or shape is None:
+            return places
+        if own == ():
+            return map_places(places, shape, lambda p: positions.broadcast_in_dim(p, (), shape, []))
+        return unfollowed(places, shape, "an elementwise operation on another shape")
+
+    def layout(self, op, operands):
+        """The places of a layout operation's result."""
+        name, shape = op.name, shape_of(op.results[0]) if op.results else None
+        ins = [shape_of(v) for v in op.operands]
+        first = operands[0][2] if operands else frozenset()
+        if shape is None or any(s is None for s in ins[:1]):
+            return unfollowed(frozenset().union(*(o[2] for o in operands)), shape, name)
+        if name in ("stablehlo.copy", "stablehlo.convert"):
+            return first
+        if name == "stablehlo.reshape":
+            return map_places(first, shape, lambda p: positions.reshape(p, ins[0], shape))
+        if name == "stablehlo.transpose":
+            perm = ints(op, "permutation")
+            return map_places(first, shape, lambda p: positions.transpose(p, perm))
+        if name == "stablehlo.broadcast_in_dim":
+            dims = ints(op, "broadcast_dimensions")
+            return map_places(first, shape, lambda p: positions.broadcast_in_dim(p, ins[0], shape, dims))
+        if name == "stablehlo.reverse":
+            dims = ints(op, "dimensions")
+            return map_places(first, shape, lambda p: positions.reverse(p, ins[0], dims))
+        if name == "stablehlo.slice":
+            a, b, c = ints(op, "start_indices"), ints(op, "limit_indices"), ints(op, "strides")
+            return map_places(first, shape, lambda p: positions.slice_(p, a, b, c))
+        if name == "stablehlo.concatenate":
+            dim, at, places = ints(op, "dimension")[0], 0, set()
+            for value, origin in zip(op.operands, operands):
+                places |= map_places(origin[2], shape, lambda p, at=at: positions.shift(p, dim, at))
+                at += shape_of(value)[dim]
+            return capped(places, shape)
+        if name == "stablehlo.pad" and not any(ints(op, "interior_padding")):
+            low, high = ints(op, "edge_padding_low"), ints(op, "edge_padding_high")
+            starts = [max(0, -x) for x in low]
+            limits = [n - max(0, -x) for n, x in zip(ins[0], high)]
+
+            def pad(p):
+                return [q for s in positions.slice_(p, starts, limits, [1] * len(shape))
+                        for q in positions.shift_all(s, [max(0, x) for x in low])]
+            return map_places(first, shape, pad) | unfollowed(operands[1][2], shape, "a padding value")
+        if name == "stablehlo.dynamic_slice":
+            return self.dynamic_slice(op, operands, ins[0], shape)
+        if name == "stablehlo.gather":
+            return self.gather(op, operands, ins[0], shape)
+        if name == "stablehlo.dynamic_update_slice":
+            return self.dynamic_update_slice(op, operands, ins, shape)
+        return unfollowed(frozenset().union(*(o[2] for o in operands)), shape, name)
+
+    def reduce(self, op, operands):
+        shape = shape_of(op.results[0])
+        half = len(operands) // 2
+        if shape is None or len(op.results) != half:
+            return unfollowed(frozenset().union(*(o[2] for o in operands)), shape, op.name)
+        dims = ints(op, "dimensions")
+        places = set()
+        for value, origin in zip(op.operands[:half], operands[:half]):
+            places |= map_places(origin[2], shape, lambda p, s=shape_of(value): positions.reduce(p, s, dims))
+        return capped(places | unfollowed(frozenset().union(*(o[2] for o in operands[half:])), shape,
+                                            "a reduction's initial value"), shape)
+
+    def dynamic_slice(self, op, operands, source, shape, sizes=None):
+        starts = [o[3] for o in operands[1:]]
+        sizes = ints(op, "slice_sizes") if sizes is None else sizes
+        if any(type(s) is not tuple for s in starts):
+            return unfollowed(operands[0][2], shape, op.name)
+        if all(not s[1] for s in starts):   # constant starts, clamped as XLA clamps them
+            a = [min(max(s[0], 0), n - k) for s, n, k in zip(starts, source, sizes)]
+            return map_places(operands[0][2], shape,
+                               lambda p: positions.slice_(p, a, [x + k for x, k in zip(a, sizes)], [1] * len(a)))
+        return map_places(operands[0][2], shape, lambda p: positions.dynamic_slice(
+            p, source, [s[0] for s in starts], [s[1] for s in starts], sizes, self.trips))
+
+    def gather(self, op, operands, source, shape):
+        """A gather of one slice (its indices one index vector: what jnp.take of one index
+        lowers to) read as the dynamic slice it is; any other gather is not followed."""
+        numbers = str(op.attributes["dimension_numbers"])
+        field = {k: [int(x) for x in re.findall(r"-?\d+", v)] for k, v in
+                 re.findall(r"(\w+) = (\[[^\]]*\]|-?\d+)", numbers)}
+        sizes = ints(op, "slice_sizes")
+        index = operands[1][3]
+        mapped = field.get("start_index_map", [])
+        if type(index) is not scalars.Vector or len(index) != len(mapped) or field.get("operand_batching_dims") \
+                or shape_of(op.operands[1]) != (len(mapped),) or field.get("index_vector_dim", [0]) != [0] \
+                or field.get("offset_dims", []) != list(range(len(shape))):
+            return unfollowed(operands[0][2], shape, op.name)
+        starts = [(0, ())] * len(source)
+        for d, value in zip(mapped, index):
+            starts[d] = value
+        if any(type(v) is not tuple for v in starts):
+            return unfollowed(operands[0][2], shape, op.name)
+        sliced = self.dynamic_slice(op, [operands[0], *((None, None, None, v) for v in starts)], source,
+                                    tuple(sizes), sizes=sizes)
+        return map_places(sliced, shape, lambda p: positions.reshape(p, tuple(sizes), shape))
+
+    def dynamic_update_slice(self, op, operands, ins, shape):
+        buffer, update = operands[0][2], operands[1][2]
+        starts = [o[3] for o in operands[2:]]
+        everything = buffer | update
+        if any(type(s) is not tuple for s in starts):
+            return unfollowed(everything, shape, op.name)
+        sizes = ins[1]
+        swept = [(d, s[1]) for d, s in enumerate(starts) if s[1]]
+        if not swept:
+            a = [min(max(s[0], 0), n - k) for s, n, k in zip(starts, shape, sizes)]
+            cut = tuple((x, x + k) for x, k in zip(a, sizes))
+            return capped(set(map_places(buffer, shape, lambda p: positions.subtract(p, cut)))
+                           | map_places(update, shape, lambda p: positions.shift_all(p, a)), shape)
+        if len(swept) != 1 or len(swept[0][1]) != 1:
+            return unfollowed(everything, shape, op.name)
+        d, ((loop, coefficient),) = swept[0]
+        n, first = self.trips.get(loop, 0), starts[d][0]
+        low = first if coefficient > 0 else first + (n - 1) * coefficient   # a reversed scan counts down
+        if abs(coefficient) != sizes[d] or low < 0 or low + n * sizes[d] > shape[d] or n == 0:
+            return unfollowed(everything, shape, op.name)
+        a = [s[0] for s in starts]
+        a[d] = low
+        cut = tuple((x, x + k) if j != d else (low, low + n * k) for j, (x, k) in enumerate(zip(a, sizes)))
+        kept = map_places(buffer, shape, lambda p: positions.subtract(p, cut))
+        return capped(set(kept) | map_places(update, shape, lambda p: positions.sweep(p, d, loop, n, a, sizes, coefficient < 0)), shape)
