@@ -252,15 +252,23 @@ def _group(kind: str, arg) -> tuple:
     return (kind, arg[0]) if isinstance(arg, tuple) else (kind,)
 
 
-def rule(outputs, base: Structure | None = None):
+def _case(place) -> tuple[int, ...]:
+    """The axes an output's sum (or the sum it transposes) runs over."""
+    _, perm, axes = place
+    return tuple(axes) or tuple(d for d, p in enumerate(perm) if p is None)
+
+
+def rule(outputs, base: Structure | None = None, checked=None):
     """The proofs rule of a path: every output what `outputs` (of the spec's shapes) says; the
     math of a transpose or tangent one that its kind of output uses in `base` (the program at
-    the shape whose values the test checked)."""
+    the shape whose values the test checked) in the cases (axes) whose values it checked
+    (`checked`; None: all of them): a case no value test sums over lends no math to the others."""
     allowed: dict = {}
     if base is not None and len(base.outputs) >= 1:
         expected = outputs(*[_dims(t) for t in base.inputs])
-        for (kind, _, arg, _), origin in zip(expected, base.outputs):
-            allowed.setdefault(_group(kind, arg), set()).update(origin.math)
+        for (kind, _, arg, place), origin in zip(expected, base.outputs):
+            if checked is None or _case(place) in {tuple(c) for c in checked}:
+                allowed.setdefault(_group(kind, arg), set()).update(origin.math)
 
     def check(s: Structure) -> str:
         expected = outputs(*[_dims(t) for t in s.inputs])
@@ -274,13 +282,14 @@ def rule(outputs, base: Structure | None = None):
     return check
 
 
-def expect_paths(ask, path, *, what, hint):
+def expect_paths(ask, path, *, what, hint, checked=None):
     """`path` (expression, specs, outputs) lowered at every shape of its specs and each
     program checked; the sentence names the smallest shape where one is not what it must be.
+    `checked`: the axes whose values the test checked at the path's first shape (rule).
     The specs are lowered side by side in one program (lowering many small programs costs
     more than one large one); if that one cannot be read, each is lowered alone."""
     expr, specs, outputs = path
     counts = [len(outputs(*[shape for shape, _ in spec])) for spec in specs]
     structures = ask.structures(expr, specs, what=what, hint=hint, outputs=counts)
     named = [spec[:1] for spec in specs]   # the sentence names the operand's shape (the first input)
-    proofs.expect_every(structures, named, rule(outputs, structures[0]), what=what, hint=hint)
+    proofs.expect_every(structures, named, rule(outputs, structures[0], checked), what=what, hint=hint)
