@@ -310,6 +310,8 @@ def shift_all(piece, by):
 def dynamic_slice(piece, shape, firsts, terms, sizes, trips):
     """A dynamic slice whose starts are constants or affine in loop counters (`terms` per
     dimension: ((loop, coefficient), ...); `trips`: loop -> how many values its counter takes)."""
+    # a start whose counters take one value (a loop run once) is a constant
+    terms = [t if any(c * (trips.get(k, 1) - 1) for k, c in t) else () for t in terms]
     fixed = [not t for t in terms]
     starts = [min(max(f, 0), n - k) if ok else 0 for f, n, k, ok in zip(firsts, shape, sizes, fixed)]
     limits = [s + k if ok else n for s, n, k, ok in zip(starts, shape, sizes, fixed)]

@@ -1,10 +1,12 @@
 """Wrong: for inputs of more than 1024 elements the forward kernel's output comes back
 reversed (flattened, flipped, reshaped): each value is SiLU of another input element. Values
-are checked at up to 1,000-5,000 elements; the grader follows positions at every shape.
+are checked at up to 1,000-5,000 elements; the grader follows positions at every shape, under
+jax.vmap too (whose examples are that large at rank 5).
 
-score: 9
+score: 8
 messages:
   - "For inputs of shape (1025,), jax.jit(silu_ffi): the output's element at (0,) comes from your input's element at (1024,), not from the one at (0,)"
+  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(silu_ffi, in_axes=0)): the output's element at (0, 0, 0, 0, 0) comes from your input's element at (0, 2, 4, 6, 10), not from the one at (0, 0, 0, 0, 0)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>
