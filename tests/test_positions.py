@@ -55,20 +55,20 @@ def test_every_element_where_its_input_was_passes(name):
 
 
 MOVED = {   # each: the element named, wherever the move happens
-    "reversed": ((lambda x: cb(x)[::-1], (1025,)), "element at (0,) comes from your input's element at (1024,)"),
-    "rolled": ((lambda x: jnp.roll(cb(x), 1), (8,)), "element at (0,) comes from your input's element at (7,)"),
+    "reversed": ((lambda x: cb(x)[::-1], (1025,)), "element (0,) of the output comes from element (1024,) of your input"),
+    "rolled": ((lambda x: jnp.roll(cb(x), 1), (8,)), "element (0,) of the output comes from element (7,) of your input"),
     "halves swapped": ((lambda x: jnp.concatenate([cb(x)[3:], cb(x)[:3]]), (6,)),
-                       "element at (0,) comes from your input's element at (3,)"),
+                       "element (0,) of the output comes from element (3,) of your input"),
     "rows reversed at 2^30": ((lambda x: cb(x.reshape(-1, 2))[::-1].reshape(-1), (2**30,)),
-                              "element at (0,) comes from your input's element at (1073741822,)"),
+                              "element (0,) of the output comes from element (1073741822,) of your input"),
     "lax.map of the reversed input": ((lambda x: jax.lax.map(cb, x[::-1]), (4, 3)),
-                                      "element at (0, 0) comes from your input's element at (3, 0)"),
+                                      "element (0, 0) of the output comes from element (3, 0) of your input"),
     "transposed without moving back": ((lambda x: cb(x.T).reshape(x.shape), (3, 4, 5)), "cannot be followed"),
     "taken in another order": ((lambda x: jnp.stack([cb(jnp.take(x, 3 - i, axis=0)) for i in range(4)]), (4, 2)),
-                               "element at (0, 0) comes from your input's element at (3, 0)"),
+                               "element (0, 0) of the output comes from element (3, 0) of your input"),
     "gathered": ((lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), "cannot be followed (through stablehlo.gather)"),
     "one sum broadcast": ((lambda x: jnp.broadcast_to(jnp.sum(cb(x)), x.shape), (4,)),
-                          "element at (1,) comes from your input's element at (0,)"),
+                          "element (1,) of the output comes from element (0,) of your input"),
 }
 
 
@@ -80,7 +80,7 @@ def test_an_element_moved_elsewhere_is_named(name):
 
 def test_a_vmap_moves_its_batch_axis_to_the_front_and_only_that():
     assert _verdict(jax.vmap(cb, in_axes=2), (4, 3, 5), perm=(2, 0, 1)) == ""
-    assert "element at (1, 0, 0) comes from your input's element at (1, 0, 0), not from the one at (0, 0, 1)" in \
+    assert "element (1, 0, 0) of the output comes from element (1, 0, 0) of your input, not from element (0, 0, 1)" in \
         _verdict(jax.vmap(cb, in_axes=2, out_axes=1), (4, 3, 3), perm=(2, 0, 1))
 
 
@@ -98,4 +98,4 @@ def test_digits_split_and_merge_exactly():
     (reshaped,) = positions.reshape(piece, (6, 4), (3, 8))
     assert reshaped[1][1] == (((3, 8),), ((8, 1),))
     (reversed_,) = positions.reverse(reshaped, (3, 8), [1])
-    assert placement.misplaced([reversed_], (3, 8), (6, 4), "x").startswith("the value's element at (0, 0)")
+    assert placement.misplaced([reversed_], (3, 8), (6, 4), "x").startswith("element (0, 0) of the value")

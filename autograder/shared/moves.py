@@ -34,6 +34,8 @@ def ints(op, name) -> list[int]:
 def map_places(places, shape, step):
     """Each (root, piece) of `places` through `step` (piece -> pieces); past MAX_PIECES, one
     piece per root that cannot be followed."""
+    if shape is not None and 0 in shape:   # an empty value: no element to place
+        return frozenset()
     out = set()
     for root, piece in places:
         for p in step(piece):

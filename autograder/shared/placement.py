@@ -24,6 +24,8 @@ def misplaced(pieces, shape, source_shape, source: str, perm=None, which: str = 
     dimension perm[d] (None in perm: d is a broadcast, every element along it the same; perm
     None: the same element in row-major order), and each element is the sum over the source's
     axes `summed` (none: one element)."""
+    if 0 in shape:   # no element to place
+        return ""
     src = strides(source_shape)
     st = strides(shape) if perm is None else tuple(0 if p is None else src[p] for p in perm)
     want_sum = _sum_key(tuple((source_shape[a], src[a]) for a in summed))
@@ -49,8 +51,8 @@ def misplaced(pieces, shape, source_shape, source: str, perm=None, which: str = 
             at = tuple(l + x for l, x in zip(lo, bad))
             got = offset + sum(value(dim, x) for dim, x in zip(dims, bad))
             want = first + sum(x * s for x, s in zip(bad, st))
-            return (f"{which}'s element at {_index(at)} comes from {source}'s element at "
-                    f"{_index(_unravel(got, source_shape))}, not from the one at {_index(_unravel(want, source_shape))}")
+            return (f"element {_index(at)} of {which} comes from element {_index(_unravel(got, source_shape))} of "
+                    f"{source}, not from element {_index(_unravel(want, source_shape))}")
         if _sum_key(got_sum) != want_sum:
             if not summed:
                 return f"each element of {which} is a sum over {source}'s elements, not one of them"

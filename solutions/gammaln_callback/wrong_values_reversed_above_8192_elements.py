@@ -4,7 +4,7 @@ lands is wrong, past every size whose values a test checks (71 x 71 = 5041 at mo
 
 score: 9
 messages:
-  - "For inputs of shape (8193,), jax.jit(gammaln_cb): the output's element at (0,) comes from your input's element at (8192,), not from the one at (0,)"
+  - "For inputs of shape (8193,), jax.jit(gammaln_cb): element (0,) of the output comes from element (8192,) of your input, not from element (0,)"
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

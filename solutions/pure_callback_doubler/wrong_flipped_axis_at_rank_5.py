@@ -3,7 +3,7 @@ up to 4.
 
 score: 9
 messages:
-  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(pure_callback_doubler): the output's element at (0, 0, 0, 0, 0) comes from your input's element at (0, 0, 4, 0, 0), not from the one at (0, 0, 0, 0, 0)"
+  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(pure_callback_doubler): element (0, 0, 0, 0, 0) of the output comes from element (0, 0, 4, 0, 0) of your input, not from element (0, 0, 0, 0, 0)"
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -5,7 +5,7 @@ and the grader follows positions through the program at every size.
 
 score: 9
 messages:
-  - "For inputs of shape (1025,), jax.jit(pure_callback_doubler): the output's element at (0,) comes from your input's element at (1024,), not from the one at (0,)"
+  - "For inputs of shape (1025,), jax.jit(pure_callback_doubler): element (0,) of the output comes from element (1024,) of your input, not from element (0,)"
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -3,7 +3,7 @@ of more than 4096 elements, past every size whose values a test checks.
 
 score: 9
 messages:
-  - "For inputs of shape (4097,), jax.jit(pure_callback_doubler): the output's element at (0,) comes from your input's element at (4096,), not from the one at (0,)"
+  - "For inputs of shape (4097,), jax.jit(pure_callback_doubler): element (0,) of the output comes from element (4096,) of your input, not from element (0,)"
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -3,8 +3,8 @@ reversed: each gradient element is another element's, under jax.jit and under ja
 
 score: 8
 messages:
-  - "For inputs of shape (1025,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output's element at (0,) comes from your input's element at (1024,), not from the one at (0,)"
-  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): the output's element at (0, 0, 0, 0, 0) comes from your input's element at (0, 2, 4, 6, 10)"
+  - "For inputs of shape (1025,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): element (0,) of the output comes from element (1024,) of your input, not from element (0,)"
+  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): element (0, 0, 0, 0, 0) of the output comes from element (0, 2, 4, 6, 10) of your input"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -102,6 +102,13 @@ def _it(s, k):
     return "it"
 
 
+def _vmap_output(s, k):
+    """Output k of VMAP, as proofs.in_place names it."""
+    r = _rank(s)
+    axes = sorted({0, r // 2, r - 1})
+    return f"the output with in_axes={axes[k]}" if k < len(axes) else "the output of the nested vmap"
+
+
 def _the_output(s, k):
     return "the output"
 
@@ -218,7 +225,7 @@ def expect_forward_everywhere(ask):
     if not by[FORWARD_SHAPE].refused:   # its output 1: in_axes=1, as test 5 runs it there
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), same_output_as(
             by[FORWARD_SHAPE], 1, f"{base} with in_axes=1", names=_vmap_name),
-            proofs.in_place(names=_vmap_name, perm=_vmap_axes)), what=what, hint=SAME_HINT)
+            proofs.in_place(names=_vmap_output, perm=_vmap_axes)), what=what, hint=SAME_HINT)
     what = "the primal output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[FORWARD_SHAPE].refused:
