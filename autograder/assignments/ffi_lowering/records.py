@@ -5,6 +5,7 @@ exercise."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from autograder.shared.evidence import record
 
