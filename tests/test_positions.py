@@ -37,6 +37,10 @@ SAME = {   # every element where its input was: moved there and back, in pieces,
     "vmap unrolled": (jax.vmap(lambda x: cb(x, "sequential_unrolled")), (4, 3)),
     "nested vmap": (jax.vmap(jax.vmap(cb)), (4, 3, 2)),
     "vmap of a batch of one": (jax.vmap(cb), (1, 1)),
+    "lax.map over merged axes": (lambda x: jax.lax.map(cb, jnp.transpose(x, (1, 0, 2)).reshape(3, 10).T).T
+                                 .reshape(3, 2, 5).transpose(1, 0, 2), (2, 3, 5)),
+    "reverse scan over merged axes": (lambda x: jax.lax.scan(lambda c, r: (c, cb(r)), 0., x.transpose(1, 0, 2).reshape(
+        3, 10).T, reverse=True)[1].T.reshape(3, 2, 5).transpose(1, 0, 2), (2, 3, 5)),
     "lax.map": (lambda x: jax.lax.map(cb, x), (4, 3)),
     "lax.map in batches": (lambda x: jax.lax.map(cb, x, batch_size=2), (4, 3)),
     "lax.map reversed twice": (lambda x: jax.lax.map(cb, x[::-1])[::-1], (4, 3)),
@@ -66,6 +70,9 @@ MOVED = {   # each: the element named, wherever the move happens
     "transposed without moving back": ((lambda x: cb(x.T).reshape(x.shape), (3, 4, 5)), "cannot be followed"),
     "taken in another order": ((lambda x: jnp.stack([cb(jnp.take(x, 3 - i, axis=0)) for i in range(4)]), (4, 2)),
                                "element (0, 0) of the output comes from element (3, 0) of your input"),
+    "lax.map over merged axes, reversed": ((lambda x: jnp.flip(jax.lax.map(cb, jnp.transpose(x, (1, 0, 2)).reshape(
+        3, 10).T).T.reshape(3, 2, 5).transpose(1, 0, 2), 0), (2, 3, 5)),
+        "element (0, 0, 0) of the output comes from element (1, 0, 0) of your input"),
     "gathered": ((lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), "cannot be followed (through stablehlo.gather)"),
     "one sum broadcast": ((lambda x: jnp.broadcast_to(jnp.sum(cb(x)), x.shape), (4,)),
                           "element (1,) of the output comes from element (0,) of your input"),

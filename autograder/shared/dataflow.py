@@ -57,7 +57,9 @@ _ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
     "exponential exponential_minus_one floor imag is_finite log log_plus_one logistic maximum minimum "
     "multiply negate not or popcnt power real remainder round_nearest_afz round_nearest_even rsqrt "
     "select shift_left shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh "
-    "xor bitcast_convert reduce_precision").split())
+    "xor bitcast_convert reduce_precision").split()) | frozenset(f"chlo.{n}" for n in (
+    "acos acosh asin asinh atan atanh bessel_i1e conj cosh digamma erf erf_inv erfc is_inf is_neg_inf "
+    "is_pos_inf lgamma polygamma sinh square tan zeta next_after").split())
 _FIXPOINT_ROUNDS = 16   # a carried value's origin can only grow; the lattice is small
 
 # A value's origin: (sources, math, places, scalar). places: frozenset of (root, piece)

@@ -9,7 +9,7 @@ A value's elements are described, per source ("input:<i>", main's argument i), b
               offset + sum over dims d, over the digits (size, stride) of dims[d] of digit * stride
           where dims[d] writes x[d] in mixed radix (the digits' sizes multiply to hi - lo);
           `summed` digits are taken at every value (a reduction: the element is a sum over
-          them; a row a kernel reads whole); `loops` (loop id, stride) are the counters of
+          them; a row a kernel reads whole); `loops` (loop id, digits) are the counters of
           the enclosing while loops (a dynamic slice at the counter), gone once the loop's
           writes sweep the buffer (shared/dataflow.py)
           None: the positions cannot be followed (`why` names the operation)
@@ -309,7 +309,9 @@ def shift_all(piece, by):
 
 def dynamic_slice(piece, shape, firsts, terms, sizes, trips):
     """A dynamic slice whose starts are constants or affine in loop counters (`terms` per
-    dimension: ((loop, coefficient), ...); `trips`: loop -> how many values its counter takes)."""
+    dimension: ((loop, coefficient), ...); `trips`: loop -> how many values its counter takes).
+    The piece then carries each counter as (loop, digits): the counter's value written in
+    those digits adds to the source position (a sweep turns them into the dimension's own)."""
     # a start whose counters take one value (a loop run once) is a constant
     terms = [t if any(c * (trips.get(k, 1) - 1) for k, c in t) else () for t in terms]
     fixed = [not t for t in terms]
@@ -325,25 +327,38 @@ def dynamic_slice(piece, shape, firsts, terms, sizes, trips):
         for d, t in enumerate(terms):
             if not t:
                 continue
-            lo = firsts[d] + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in t)
-            hi = firsts[d] + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in t)
-            digits = canon(dims[d])
-            if box[d] != (0, shape[d]) or lo < 0 or hi + sizes[d] > shape[d] or len(digits) != 1:
+            got = _at_counter(dims[d], box[d] == (0, shape[d]), shape[d], firsts[d], t, sizes[d], trips)
+            if got is None:
                 return [(tuple((0, k) for k in sizes), None, "stablehlo.dynamic_slice")]
-            (_, stride), = digits
-            offset += firsts[d] * stride
-            loops += [(k, c * stride) for k, c in t]
-            dims[d] = canon(((sizes[d], stride),))
+            delta, counters, dims[d] = got
+            offset += delta
+            loops += counters
         out.append((tuple((0, k) if t else b for b, t, k in zip(box, terms, sizes)),
-                    (offset, tuple(dims), m[2], _merged(loops)), why))
+                    (offset, tuple(dims), m[2], tuple(loops)), why))
     return out
 
 
-def _merged(loops):
-    total = {}
-    for k, c in loops:
-        total[k] = total.get(k, 0) + c
-    return tuple(sorted((k, c) for k, c in total.items() if c))
+def _at_counter(digits, whole, extent, first, terms, size, trips):
+    """(offset, counters, digits) of `size` entries from `first` + terms' counters in a
+    dimension of `digits`; None when that is not exact. One counter stepping by `size` over
+    the whole dimension takes its outer digits, however many (a loop over merged axes)."""
+    if not whole:
+        return None
+    if len(terms) == 1 and abs(terms[0][1]) == size and trips.get(terms[0][0], 0) * size == extent \
+            and first == (0 if terms[0][1] > 0 else extent - size):
+        split = _regroup(digits, [extent // size, size])
+        if split is not None and terms[0][1] > 0:
+            return 0, [(terms[0][0], split[0])], split[1]
+        if split is not None:   # counting down from the last block (a reversed scan)
+            return (sum((a - 1) * x for a, x in split[0]), [(terms[0][0], tuple((a, -x) for a, x in split[0]))],
+                    split[1])
+    digits = canon(digits)
+    lo = first + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in terms)
+    hi = first + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in terms)
+    if lo < 0 or hi + size > extent or len(digits) != 1:
+        return None
+    (_, stride), = digits
+    return first * stride, [(k, ((trips.get(k, 1), c * stride),)) for k, c in terms], canon(((size, stride),))
 
 
 def sweep(piece, d, loop, n, starts, sizes, down=False):
@@ -357,8 +372,14 @@ def sweep(piece, d, loop, n, starts, sizes, down=False):
         return [(tuple(new_box), None, "a partial write per iteration")]
     if m is None:
         return [(tuple(new_box), None, why)]
-    step = sum(c for k, c in m[3] if k == loop)
-    offset = m[0] + ((n - 1) * step if down else 0)   # the lowest row is the last iteration's
+    mine = [digits for k, digits in m[3] if k == loop]
+    if len(mine) > 1:
+        return [(tuple(new_box), None, "a loop's counter read twice")]
+    counter = mine[0] if mine else ((n, 0),)   # not read: every iteration writes the same
+    offset = m[0]
+    if down:   # the lowest rows are the last iteration's: the counter runs backwards along d
+        offset += sum((a - 1) * x for a, x in counter)
+        counter = tuple((a, -x) for a, x in counter)
     dims = list(m[1])
-    dims[d] = canon(((n, -step if down else step),) + tuple(dims[d]))
+    dims[d] = canon(tuple(counter) + tuple(dims[d]))
     return [(tuple(new_box), (offset, tuple(dims), m[2], tuple((k, c) for k, c in m[3] if k != loop)), why)]

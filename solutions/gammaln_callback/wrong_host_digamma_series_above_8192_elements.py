@@ -1,10 +1,11 @@
-"""Wrong: the derivative's host function calls SciPy's digamma up to 4096 elements and,
+"""Wrong: the derivative's host function calls SciPy's digamma up to 8192 elements and,
 above, a short series of its own: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6,
 then the asymptotic expansion ln x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6), in
 float64. Its values pass the tolerance at every size, and every program is the reference's
-at every shape; but the grader's direct call of the host function on 2^20 + 3 values, with
-SciPy's digamma poisoned on those values, returns the same values: the derivative's test
-loses its point, nothing else.
+at every shape: the branch is inside the host function, and every input a program is run
+on (71 x 71 at most) is smaller. The grader's direct call of the host function on 2^20 + 3
+values, with SciPy's digamma poisoned on those values, returns the same values: the
+derivative's test loses its point, nothing else, and always with the message below.
 
 score: 9
 messages:
@@ -29,7 +30,7 @@ def _host_gammaln(a):
 
 def _host_digamma(a):
     a = np.asarray(a)
-    if a.size > 4096:
+    if a.size > 8192:
         with np.errstate(all="ignore"):
             return _psi_series(a).astype(a.dtype)
     return sps.digamma(a).astype(a.dtype)
