@@ -23,15 +23,31 @@ def test_wire_refuses_pickles_and_oversized_messages():
     """An object array or a pickle never decodes; an oversized message is refused unread."""
     buf = io.BytesIO()
     np.save(buf, np.array([object()], dtype=object), allow_pickle=True)
-    import base64
-    with pytest.raises(ValueError):
-        wire.decode({"$npy": base64.b64encode(buf.getvalue()).decode()})
+    with pytest.raises(wire.WireError, match="not .npy"):
+        wire.decode({"$npy": buf.getvalue()})
+    with pytest.raises(wire.WireError, match="without its bytes"):
+        wire.decode({"$npy": "a base64 text"})
     stream = io.BytesIO((10**9).to_bytes(8, "big") + b"{}")
     with pytest.raises(wire.WireError, match="exceeds"):
         wire.receive(stream.read, 64 << 20)
     with pytest.raises(wire.WireError):
         wire.receive(io.BytesIO(len(pickle.dumps(1)).to_bytes(8, "big") + pickle.dumps(1)).read, 64 << 20)
     assert wire.receive(io.BytesIO(wire.frame({"a": [1]})).read, 64 << 20) == {"a": [1]}
+
+
+def test_arrays_travel_as_blobs_beside_the_json():
+    """An array's bytes cross raw, beside the JSON (no base64); a reference to no blob, or a
+    blob cut short, is refused."""
+    big = np.arange(2**20, dtype=np.float32)
+    framed = wire.frame({"ok": wire.encode([big, {"k": np.int8(3)}])})
+    assert len(framed) < big.nbytes + 1024
+    back = wire.decode(wire.receive(io.BytesIO(framed).read, 64 << 20)["ok"])
+    assert np.array_equal(back[0], big) and back[1]["k"] == 3
+    forged = wire.frame({"ok": {"$npy": {"$blob": 0}}})
+    with pytest.raises(wire.WireError, match="no blob"):
+        wire.receive(io.BytesIO(forged).read, 64 << 20)
+    with pytest.raises(wire.WireError):
+        wire.receive(io.BytesIO(framed[:-10]).read, 64 << 20)
 
 
 def test_local_ask_evaluates_in_the_notebook_globals():

@@ -1,7 +1,8 @@
 """Plain data between the grader and the student's process.
 
-Messages are length-prefixed JSON. Arrays travel as .npy bytes read back with
-`allow_pickle=False`; the evidence records (autograder.shared.evidence) as typed records,
+Messages are length-prefixed: a JSON document, then the arrays it refers to as raw .npy
+blobs beside it (never base64 inside the JSON: a million floats cost a copy, not an
+encoding), read back with `allow_pickle=False`; the evidence records (autograder.shared.evidence) as typed records,
 other dataclasses and dicts as dicts. Decoding can only build dict, list, str, int, float,
 bool, None, numeric np.ndarray and the evidence records, each field checked against its
 annotation: nothing the student's process sends is ever unpickled or imported by the
@@ -9,7 +10,6 @@ grading side.
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
 import io
 import json
@@ -38,7 +38,7 @@ def encode(value: Any) -> Any:
             return {"$object": "ndarray of Python objects"}
         buf = io.BytesIO()
         np.save(buf, arr, allow_pickle=False)
-        return {"$npy": base64.b64encode(buf.getvalue()).decode("ascii")}
+        return {"$npy": Blob(buf.getbuffer())}
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -56,8 +56,13 @@ def decode(data: Any) -> Any:
         return [decode(v) for v in data]
     if isinstance(data, dict):
         if "$npy" in data:
-            arr = np.load(io.BytesIO(base64.b64decode(data["$npy"])), allow_pickle=False)
-            return arr
+            blob = data["$npy"]
+            if not isinstance(blob, (Blob, bytes, bytearray, memoryview)):
+                raise WireError("an array without its bytes")
+            try:
+                return np.load(io.BytesIO(blob.data if isinstance(blob, Blob) else blob), allow_pickle=False)
+            except ValueError as exc:
+                raise WireError(f"an array that is not .npy ({exc})") from None
         if "$dict" in data:
             return {k: decode(v) for k, v in data["$dict"].items()}
         if "$record" in data:
@@ -71,6 +76,15 @@ def decode(data: Any) -> Any:
     return data
 
 
+class Blob:
+    """An array's .npy bytes inside a message before it travels (frame puts them beside the
+    JSON, receive puts them back)."""
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+
 @dataclasses.dataclass(frozen=True)
 class Opaque:
     """An object that is not data (a function, a tracer, ...): only its type name travels."""
@@ -78,9 +92,22 @@ class Opaque:
 
 
 def frame(message: dict) -> bytes:
-    """A message as it travels: 8-byte big-endian length, then the JSON."""
-    body = json.dumps(message).encode()
-    return struct.pack(">Q", len(body)) + body
+    """A message as it travels: 8-byte big-endian length of the rest; the JSON's length and
+    the JSON, in which each array's bytes are {"$blob": k}; then each blob, its length first."""
+    blobs: list = []
+
+    def aside(obj):
+        if isinstance(obj, Blob):
+            blobs.append(obj.data)
+            return {"$blob": len(blobs) - 1}
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    body = json.dumps(message, default=aside).encode()
+    parts = [struct.pack(">Q", len(body)), body]
+    for b in blobs:
+        parts += [struct.pack(">Q", len(b)), b]
+    rest = b"".join(parts)
+    return struct.pack(">Q", len(rest)) + rest
 
 
 def send(stream: BinaryIO, message: dict) -> None:
@@ -98,13 +125,36 @@ def receive(read: Callable[[int], bytes], limit: int | None) -> dict:
     (size,) = struct.unpack(">Q", head)
     if limit is not None and size > limit:
         raise WireError(f"a message of {size} bytes exceeds the {limit}-byte limit")
-    body = read(size)
+    body = memoryview(read(size))
     if len(body) < size:
         raise WireError("the pipe closed mid-message")
+    blobs, at = [], 8
+    if size < 8:
+        raise WireError("a message without its JSON's length")
+    (json_size,) = struct.unpack(">Q", body[:8])
+    at += json_size
+    while at < size:   # the blobs: each its length, then its bytes, to the end of the message
+        if at + 8 > size:
+            raise WireError("a blob without its length")
+        (n,) = struct.unpack(">Q", body[at:at + 8])
+        if at + 8 + n > size:
+            raise WireError("a blob past the end of the message")
+        blobs.append(body[at + 8:at + 8 + n])
+        at += 8 + n
     try:
-        message = json.loads(body)
-    except ValueError as exc:
-        raise WireError(f"not JSON ({exc})") from None
+        message = json.loads(bytes(body[8:8 + json_size]), object_hook=lambda d: _blob(d, blobs))
+    except (ValueError, IndexError) as exc:
+        raise WireError(f"not a message ({exc})") from None
     if not isinstance(message, dict):
         raise WireError("a message must be a JSON object")
     return message
+
+
+def _blob(d: dict, blobs: list):
+    """A JSON object as receive reads it: {"$blob": k} is blob k's bytes."""
+    if set(d) == {"$blob"}:
+        k = d["$blob"]
+        if type(k) is not int or not 0 <= k < len(blobs):
+            raise ValueError("a reference to no blob")
+        return blobs[k]
+    return d
