@@ -10,7 +10,7 @@ this package by job:
 - `references`: the inputs the tests draw and the float32 references;
 - `paths`: every path traced back to its host callback and to SciPy, against the gates
   declared there once (FORWARD_COMPILED, DERIVATIVE_SCIPY, FROM_SCIPY, ...);
-- `everyshape`: every path's program at every shape (ranks 0 to 8, 0 to 2^31 - 1 elements),
+- `every_shape`: every path's program at every shape (ranks 0 to 8, 0 to 2^31 - 1 elements),
   read on its graph without running: from the callbacks, the same as where values were checked;
 - `hostfns`: the ops of the compiled programs and the host functions called directly, on
   small inputs and on a huge one (2^20 + 3 values: the values and their dependence on SciPy,
@@ -32,7 +32,7 @@ values are SciPy's, through the host callbacks.
 """
 from autograder.shared import checks
 from autograder.assignments.gammaln_callback import EXERCISE
-from autograder.assignments.gammaln_callback.everyshape import (  # noqa: F401  (the test cells' names)
+from autograder.assignments.gammaln_callback.every_shape import (  # noqa: F401  (the test cells' names)
     expect_derivative_everywhere, expect_forward_everywhere, expect_no_math_everywhere)
 from autograder.assignments.gammaln_callback.hostfns import (  # noqa: F401
     ALLOWED_OPS, NO_MATH, check_derivative_hosts_at_scale, check_forward_hosts_at_scale,

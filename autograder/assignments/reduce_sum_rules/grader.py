@@ -18,7 +18,7 @@ import numpy as np
 from autograder.shared import checks, poison
 from autograder.assignments.reduce_sum_rules.programs import (  # noqa: F401  (the executor's half)
     TARGET, expect_from_kernel, expect_sums, expect_values, program, summed, sums_by_count, sums_program)
-from autograder.assignments.reduce_sum_rules.structure import (  # noqa: F401  (every shape, lowered)
+from autograder.assignments.reduce_sum_rules.every_shape import (  # noqa: F401  (every shape, lowered)
     expect_paths, jvp_path, primitive_path, transpose_path, vmap_path)
 from autograder.assignments.reduce_sum_rules import EXERCISE
 from autograder.assignments.reduce_sum_rules import records  # noqa: F401  (its records decode in this process)

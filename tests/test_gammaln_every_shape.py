@@ -1,4 +1,4 @@
-"""gammaln_callback's rules at every shape (autograder/assignments/gammaln_callback/everyshape.py),
+"""gammaln_callback's rules at every shape (autograder/assignments/gammaln_callback/every_shape.py),
 on programs lowered here at abstract shapes and read by shared/dataflow.py."""
 import jax
 import jax.numpy as jnp
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.special as sps
 
-from autograder.assignments.gammaln_callback import everyshape as E
+from autograder.assignments.gammaln_callback import every_shape as E
 from autograder.shared import dataflow, proofs
 from autograder.shared.evidence import Structure
 from autograder.witness import handover

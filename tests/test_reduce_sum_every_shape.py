@@ -1,11 +1,11 @@
-"""reduce_sum_rules at every shape (autograder/assignments/reduce_sum_rules/structure.py): the
+"""reduce_sum_rules at every shape (autograder/assignments/reduce_sum_rules/every_shape.py): the
 paths lowered side by side at abstract shapes through probe.Ask.structures (the executor reads
 them), the verdict per output, the sentence naming the smallest shape where a rule branches."""
 import math
 
 import pytest
 
-from autograder.assignments.reduce_sum_rules import structure
+from autograder.assignments.reduce_sum_rules import every_shape as structure
 from autograder.shared import shapes
 from tests.test_reduce_sum_programs import REFERENCE, ask_for, rule
 

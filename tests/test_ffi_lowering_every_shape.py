@@ -1,10 +1,10 @@
-"""ffi_lowering's structure at every shape (autograder/assignments/ffi_lowering/structure.py):
+"""ffi_lowering's structure at every shape (autograder/assignments/ffi_lowering/every_shape.py):
 the eps ladder and the shapes it lowers at, the rules on a program's graph, the excuse of a
 vmap program whose plain jit program fails too, and the eps ladder's verdict."""
 import numpy as np
 import pytest
 
-from autograder.assignments.ffi_lowering import structure as st
+from autograder.assignments.ffi_lowering import every_shape as st
 from autograder.shared import shapes
 from autograder.shared.evidence import Attribute, Call, Origin, Structure
 
