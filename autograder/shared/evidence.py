@@ -145,6 +145,12 @@ def tensor_type(shape: tuple, dtype: str) -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
+def dims(text: str) -> tuple[int, ...]:
+    """An MLIR tensor type's dimensions, whatever its element type: "tensor<3x7xi1>" -> (3, 7)."""
+    *sizes, _ = text.removeprefix("tensor<").removesuffix(">").split("x")
+    return tuple(int(d) for d in sizes)
+
+
 def tensor_shape(text: str) -> tuple[tuple[int, ...], str]:
     """tensor_type's inverse: "tensor<3x7xf32>" -> ((3, 7), "float32"). TypeError for anything
     else (tuples, tokens, dynamic shapes, element types without a NumPy dtype)."""

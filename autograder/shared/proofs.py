@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from autograder.shared import checks, placement, shapes
-from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure, tensor_shape
+from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure, dims
 
 Rule = Callable[[Structure], str]   # "" when the program is right, else what is wrong (a phrase)
 
@@ -95,26 +95,18 @@ def in_place(outputs: tuple[int, ...] | None = None, names=None, *, source: int 
     at the same position (perm(s, k): output k's dimension d is the input's perm[d]; None: the
     same position), through every layout operation and while loop (shared/positions.py)."""
     def rule(s: Structure) -> str:
-        try:
-            src = tensor_shape(s.inputs[source])[0]
-        except (IndexError, TypeError):   # no such input, or no shape to place elements in
+        if source >= len(s.inputs):
             return ""
+        src = dims(s.inputs[source])
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not empty(s, k):
                 which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
-                found = placement.misplaced(pieces(origin, f"input:{source}"), _shape(s.results[k]), src,
+                found = placement.misplaced(pieces(origin, f"input:{source}"), dims(s.results[k]), src,
                                             "your input", None if perm is None else perm(s, k), which)
                 if found:
                     return found
         return ""
     return rule
-
-
-def _shape(text: str) -> tuple:
-    try:
-        return tensor_shape(text)[0]
-    except TypeError:
-        return ()
 
 
 def calls_of(pick: Callable[[Call], bool], name: str, count: int | None = 1, *,
@@ -155,7 +147,7 @@ def empty(s: Structure, k: int | None = None) -> bool:
     """Output `k` (None: every output) has no elements (a dimension 0): no values to take from
     anywhere."""
     results = s.results if k is None else s.results[k:k + 1]
-    return bool(results) and all("0" in r.removeprefix("tensor<").split("x")[:-1] for r in results)
+    return bool(results) and all(0 in dims(r) for r in results)
 
 
 def same_as(base: Structure, base_label: str) -> Rule:

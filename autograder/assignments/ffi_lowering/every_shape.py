@@ -93,7 +93,7 @@ def in_rows(batch=()) -> proofs.Rule:
     and every call to rms_norm normalizes rows of the input: its operand's last axis runs over
     the whole of the input's row axis (in any order: a row's mean square does not depend on it)."""
     def rule(s: Structure) -> str:
-        shape = proofs.tensor_shape(s.inputs[0])[0] if s.inputs else ()
+        shape = proofs.dims(s.inputs[0]) if s.inputs else ()
         if not shape:
             return ""
         perm, row = _layout(len(shape), batch)

@@ -88,7 +88,7 @@ def _which(s, k, names=None):
 
 def _rank(s):
     """The rank of the program's first input ("tensor<2x3xf32>": 2)."""
-    return len(s.inputs[0].removeprefix("tensor<").split("x")) - 1 if s.inputs else 0
+    return len(evidence.dims(s.inputs[0])) if s.inputs else 0
 
 
 def _vmap_name(s, k):

@@ -29,6 +29,7 @@ import math
 
 from autograder.shared import placement, proofs, shapes
 from autograder.shared.evidence import Structure
+from autograder.shared.evidence import dims as _dims
 from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
 
 KERNEL = "custom_reduce_sum_p (a custom_call to the grader's kernel)"
@@ -167,12 +168,6 @@ def _shapes(first, rest) -> list[tuple[int, ...]]:
 
 
 # ------------------------------------------------------------ the verdict ----------
-
-def _dims(type_text: str) -> tuple[int, ...]:
-    """'tensor<2x3x4xf32>' -> (2, 3, 4); 'tensor<f32>' -> ()."""
-    *dims, _ = type_text.removeprefix("tensor<").removesuffix(">").split("x")
-    return tuple(int(d) for d in dims)
-
 
 def _axis(call) -> tuple[int, ...]:
     value = call.attribute("axis")

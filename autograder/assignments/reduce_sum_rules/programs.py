@@ -121,8 +121,7 @@ def _feeding(report, output):
 
 def _operand_shape(call) -> tuple:
     """'tensor<2x3x4xf32>' -> (2, 3, 4): the shape of the call's operand."""
-    *dims, _ = call.operand_types[0].removeprefix("tensor<").removesuffix(">").split("x")
-    return tuple(int(d) for d in dims)
+    return evidence.dims(call.operand_types[0])
 
 
 def _axis(call) -> tuple:

@@ -282,4 +282,4 @@ def _front(axis: int | None):
     """proofs.in_place's perm: the input's batch axis first, the others in order (None: none moved)."""
     if axis is None:
         return None
-    return lambda s, k: (axis, *(d for d in range(len(proofs.tensor_shape(s.inputs[0])[0])) if d != axis))
+    return lambda s, k: (axis, *(d for d in range(len(proofs.dims(s.inputs[0]))) if d != axis))

@@ -226,8 +226,7 @@ def expect_a_kernel_computes_silu(ask, x, report, kernels):
 
 def _elements(tensor_type):
     """The element count of an MLIR tensor type such as 'tensor<4x6xf32>'."""
-    dims = tensor_type.removeprefix("tensor<").removesuffix(">").split("x")[:-1]
-    return int(np.prod([int(d) for d in dims]))
+    return int(np.prod(evidence.dims(tensor_type)))
 
 
 def _signature(call):
