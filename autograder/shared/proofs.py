@@ -83,6 +83,21 @@ def output_from(pick: Callable[[Call], bool], name: str, outputs: tuple[int, ...
     return rule
 
 
+def upstream(s: Structure, calls) -> tuple[set[int], list[Origin]]:
+    """The custom_calls `calls` take values from, directly or through other calls' operands
+    (`calls` included), and every operand read on the way."""
+    seen, todo, operands = set(), list(calls), []
+    while todo:
+        i = todo.pop()
+        if i in seen or not 0 <= i < len(s.calls):
+            continue
+        seen.add(i)
+        for operand in s.operands[i] if i < len(s.operands) else ():
+            operands.append(operand)
+            todo += operand.calls()
+    return seen, operands
+
+
 def pieces(origin: Origin, source: str) -> list:
     """The pieces (positions.py) of `origin` that sit in `source` ("input:0"), as tuples."""
     def tupled(x):

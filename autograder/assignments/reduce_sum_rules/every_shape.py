@@ -176,15 +176,7 @@ def _axis(call) -> tuple[int, ...]:
 
 def _feeding(s: Structure, origin) -> list[int]:
     """The custom_calls an output comes from, directly or through their operands, in order."""
-    seen, todo = set(), list(origin.calls())
-    while todo:
-        k = todo.pop()
-        if k in seen or k >= len(s.calls):
-            continue
-        seen.add(k)
-        for operand in s.operands[k] if k < len(s.operands) else ():
-            todo += operand.calls()
-    return sorted(seen)
+    return sorted(proofs.upstream(s, origin.calls())[0])
 
 
 def _counts(s: Structure, name: str, origin, n: int) -> str:

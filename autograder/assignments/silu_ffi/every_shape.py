@@ -153,16 +153,9 @@ def _upstream(s: Structure, origin: Origin) -> tuple[list[int], set[int], set, s
     """The calls an output is moved from, and of everything upstream of them (through their
     operands): the calls, the JAX operations, the other sources."""
     first = sorted(set(origin.calls()))
-    seen, todo, math, sources = set(), list(first), set(), set()
-    while todo:
-        i = todo.pop()
-        if i in seen or i >= len(s.calls):
-            continue
-        seen.add(i)
-        for operand in (s.operands[i] if i < len(s.operands) else []):
-            math |= set(operand.math)
-            todo += operand.calls()
-            sources |= {_kind(s, x) for x in operand.sources if not x.startswith("call:")}
+    seen, operands = proofs.upstream(s, first)
+    math = {m for o in operands for m in o.math}
+    sources = {_kind(s, x) for o in operands for x in o.sources if not x.startswith("call:")}
     return first, seen, math, sources
 
 
