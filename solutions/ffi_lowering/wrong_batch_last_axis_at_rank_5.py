@@ -4,7 +4,7 @@ example's rows. Values are checked under vmap at ranks up to 4.
 
 score: 8
 messages:
-  - "rms_norm normalizes rows along your input's axis"
+  - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(in_axes=0, out_axes=-1)): rms_norm normalizes rows along your input's axis 0 of 2 elements, where each row runs along its axis 4 (11 elements)"
 """
 rms_norm_prim_p = Primitive("rms_norm_prim")
 rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: ShapedArray(x.shape, x.dtype))

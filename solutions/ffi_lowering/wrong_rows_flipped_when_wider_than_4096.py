@@ -4,7 +4,7 @@ Values under vmap are checked on narrower rows.
 
 score: 9
 messages:
-  - "jax.jit(jax.vmap(in_axes=0, out_axes=1))"
+  - "For inputs of shape (3, 46341), jax.jit(jax.vmap(in_axes=0, out_axes=-1)): element (0, 0) of the output comes from element (0, 46340) of your input, not from element (0, 0)"
 """
 rms_norm_prim_p = Primitive("rms_norm_prim")
 rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: ShapedArray(x.shape, x.dtype))

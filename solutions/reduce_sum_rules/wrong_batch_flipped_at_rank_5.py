@@ -3,7 +3,7 @@ order: each example's sum lands at another example's place.
 
 score: 9
 messages:
-  - "jax.jit of jax.vmap of custom_reduce_sum"
+  - "For inputs of shape (3, 1, 1, 1, 1), jax.jit of jax.vmap of custom_reduce_sum: element (0, 0, 0, 0) of jax.vmap with the batch dimension at 0, summing axis (0,), comes from element (2, 0, 0, 0, 0) of its input, not from element (0, 0, 0, 0, 0)"
 """
 def _jvp(primals, tangents, *, axis):
     (x,), (t,) = primals, tangents

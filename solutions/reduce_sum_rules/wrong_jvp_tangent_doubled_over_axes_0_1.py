@@ -1,10 +1,10 @@
 """Wrong: the JVP rule's tangent is doubled when the sum runs over axes (0, 1), a case no value
-test sums over. The math a tangent may use is taken from the cases whose values were checked,
+test sums over (it shows first at shape (1, 1), where (0, 1) is every axis). The math a tangent may use is taken from the cases whose values were checked,
 each case on its own: the doubling of the unchecked one is not lent to it by the others.
 
 score: 9
 messages:
-  - "For inputs of shape (2, 3, 4), jax.jit of jax.jvp of custom_reduce_sum: the tangent of jax.jvp over axis (0, 1) is not a sum of the tangent as at the shape the grader checked"
+  - "For inputs of shape (1, 1), jax.jit of jax.jvp of custom_reduce_sum: the tangent of jax.jvp over axis (0, 1) is not a sum of the tangent as at the shape the grader checked: it is computed in JAX (multiply)"
 """
 def _jvp(primals, tangents, *, axis):
     (x,), (t,) = primals, tangents

@@ -3,7 +3,7 @@ a case no value test transposes.
 
 score: 9
 messages:
-  - "For inputs of shape (2, 3, 4), jax.jit of jax.linear_transpose of custom_reduce_sum: jax.linear_transpose over axis (0, 1) applied to its cotangent is not the cotangent broadcast back over the summed axes as at the shape the grader checked"
+  - "For inputs of shape (1, 1), jax.jit of jax.linear_transpose of custom_reduce_sum: jax.linear_transpose over axis (0, 1) applied to its cotangent is not the cotangent broadcast back over the summed axes as at the shape the grader checked: it is computed in JAX (multiply)"
 """
 def _jvp(primals, tangents, *, axis):
     (x,), (t,) = primals, tangents
