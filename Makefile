@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # The instructor's side (otter grade, make grade, end-to-end tests) runs in a venv on the host.
 VENV := .venv
 HOST_PY := PYTHONPATH=$(CURDIR) $(VENV)/bin/python
-PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py kernels/*.py kernels/*.cc kernels/*.cpp docker/autograder/*) \
+PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py kernels/*.py kernels/*.cc kernels/*.cpp kernels/*.c docker/autograder/*) \
                docker/requirements.lock otter_config.json
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))

@@ -147,3 +147,19 @@ def test_the_exercises_read_evidence_by_attribute():
              for n, line in _string_key_reads(p)]
     assert len(reads) <= 20, reads
     assert [r for r in reads if "#" not in r[2]] == []
+
+
+def test_the_autograder_zip_ships_every_file_the_package_installs():
+    """assign.PROJECT_FILES (what an autograder zip carries to Gradescope's bare container)
+    matches every kernels/ file pyproject's package-data installs (loaded_audit.c was once left
+    behind: the zip's setup.sh could not build the audit module)."""
+    import fnmatch
+    import tomllib
+
+    from autograder.authoring import assign
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["kernels"]
+    shipped = [f for f in (ROOT / "kernels").iterdir() if any(fnmatch.fnmatch(f.name, p) for p in data)]
+    assert shipped
+    for f in shipped:
+        rel = f"kernels/{f.name}"
+        assert any(fnmatch.fnmatch(rel, p) for p in assign.PROJECT_FILES), rel

@@ -41,7 +41,7 @@ def build(name: str) -> None:
 # Ours replace Otter's conda-based scripts; otter_config.json gets the repository's shared
 # Otter settings merged in and files/limits.json is added; run_otter.py and tests/ stay byte-identical.
 REPLACED = ("setup.sh", "run_autograder")
-PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp")
+PROJECT_FILES = ("pyproject.toml", "autograder/**/*.py", "kernels/*.py", "kernels/*.cc", "kernels/*.cpp", "kernels/*.c")
 
 
 def own_limits(name: str) -> dict:
