@@ -148,7 +148,8 @@ class Moves:
         if name == "stablehlo.concatenate":
             dim, at, places = ints(op, "dimension")[0], 0, set()
             for value, origin in zip(op.operands, operands):
-                places |= map_places(origin[2], shape, lambda p, at=at: positions.shift(p, dim, at))
+                by = [at if d == dim else 0 for d in range(len(shape))]
+                places |= map_places(origin[2], shape, lambda p, by=by: positions.shift_all(p, by))
                 at += shape_of(value)[dim]
             return capped(places, shape)
         if name == "stablehlo.pad" and not any(ints(op, "interior_padding")):
@@ -180,16 +181,16 @@ class Moves:
         return capped(places | unfollowed(frozenset().union(*(o[2] for o in operands[half:])), shape,
                                             "a reduction's initial value"), shape)
 
-    def dynamic_slice(self, op, operands, source, shape, sizes=None):
-        starts = [o[3] for o in operands[1:]]
-        sizes = ints(op, "slice_sizes") if sizes is None else sizes
+    def dynamic_slice(self, op, operands, source, shape):
+        return self._sliced(operands[0][2], [o[3] for o in operands[1:]], source, shape, ints(op, "slice_sizes"),
+                            op.name)
+
+    def _sliced(self, places, starts, source, shape, sizes, why):
+        """The places of a slice of `sizes` at `starts` (integer scalars: constants, clamped as
+        XLA clamps them, or at loops' counters); not followed when a start is not known."""
         if any(type(s) is not tuple for s in starts):
-            return unfollowed(operands[0][2], shape, op.name)
-        if all(not s[1] for s in starts):   # constant starts, clamped as XLA clamps them
-            a = [min(max(s[0], 0), n - k) for s, n, k in zip(starts, source, sizes)]
-            return map_places(operands[0][2], shape,
-                               lambda p: positions.slice_(p, a, [x + k for x, k in zip(a, sizes)], [1] * len(a)))
-        return map_places(operands[0][2], shape, lambda p: positions.dynamic_slice(
+            return unfollowed(places, shape, why)
+        return map_places(places, shape, lambda p: positions.dynamic_slice(
             p, source, [s[0] for s in starts], [s[1] for s in starts], sizes, self.trips))
 
     def gather(self, op, operands, source, shape):
@@ -208,10 +209,7 @@ class Moves:
         starts = [(0, ())] * len(source)
         for d, value in zip(mapped, index):
             starts[d] = value
-        if any(type(v) is not tuple for v in starts):
-            return unfollowed(operands[0][2], shape, op.name)
-        sliced = self.dynamic_slice(op, [operands[0], *((None, None, None, v) for v in starts)], source,
-                                    tuple(sizes), sizes=sizes)
+        sliced = self._sliced(operands[0][2], starts, source, tuple(sizes), sizes, op.name)
         return map_places(sliced, shape, lambda p: positions.reshape(p, tuple(sizes), shape))
 
     def dynamic_update_slice(self, op, operands, ins, shape):
@@ -223,7 +221,7 @@ class Moves:
         sizes = ins[1]
         swept = [(d, s[1]) for d, s in enumerate(starts) if s[1]]
         if not swept:
-            a = [min(max(s[0], 0), n - k) for s, n, k in zip(starts, shape, sizes)]
+            a = positions.clamped([s[0] for s in starts], shape, sizes)
             cut = tuple((x, x + k) for x, k in zip(a, sizes))
             return capped(set(map_places(buffer, shape, lambda p: positions.subtract(p, cut)))
                            | map_places(update, shape, lambda p: positions.shift_all(p, a)), shape)

@@ -67,6 +67,16 @@ def value(digits, x: int) -> int:
     return total
 
 
+def _reversed(digits) -> tuple[int, tuple]:
+    """(offset, digits) of `digits` counted backwards: each digit i read as size - 1 - i."""
+    return sum((a - 1) * s for a, s in digits), tuple((a, -s) for a, s in digits)
+
+
+def clamped(firsts, shape, sizes) -> list[int]:
+    """A dynamic slice's constant starts as XLA clamps them: the slice stays inside."""
+    return [min(max(f, 0), n - k) for f, n, k in zip(firsts, shape, sizes)]
+
+
 def _restrict(digits, x0: int, count: int, step: int = 1):
     """(delta, digits) of the indices x0 + k * step, k < count, within `digits`; None when they
     are not one affine run of digits."""
@@ -146,41 +156,28 @@ def reverse(piece, shape, rdims):
         return _with(piece, new_box, None)
     offset, dims = m[0], list(m[1])
     for d in rdims:
-        offset += sum((a - 1) * s for a, s in dims[d])
-        dims[d] = tuple((a, -s) for a, s in dims[d])
+        delta, dims[d] = _reversed(dims[d])
+        offset += delta
     return _with(piece, new_box, (offset, tuple(dims), m[2], m[3]))
 
 
 def slice_(piece, starts, limits, steps):
     box, m, why = piece
-    new_box, offset, dims = [], 0 if m is None else m[0], [] if m is None else list(m[1])
-    for d, ((lo, hi), start, limit, step) in enumerate(zip(box, starts, limits, steps)):
-        first = max(lo, start)
-        k_lo = -(-(first - start) // step)
-        k_hi = -(-(min(hi, limit) - start) // step)
-        if k_hi <= k_lo:
-            return []
-        new_box.append((k_lo, k_hi))
-        if m is not None:
-            got = _restrict(dims[d], start + k_lo * step - lo, k_hi - k_lo, step)
-            if got is None:
-                return _unknown_box(box, starts, limits, steps, "stablehlo.slice")
-            offset += got[0]
-            dims[d] = got[1]
-    return [(tuple(new_box), None if m is None else (offset, tuple(dims), m[2], m[3]), why)]
-
-
-def _unknown_box(box, starts, limits, steps, why):
-    new_box = []
-    for (lo, hi), start, limit, step in zip(box, starts, limits, steps):
-        new_box.append((-(-(max(lo, start) - start) // step), -(-(min(hi, limit) - start) // step)))
-    return [] if any(hi <= lo for lo, hi in new_box) else [(tuple(new_box), None, why)]
-
-
-def shift(piece, dim: int, by: int):
-    box = list(piece[0])
-    box[dim] = (box[dim][0] + by, box[dim][1] + by)
-    return [(tuple(box), piece[1], piece[2])]
+    # the slice's indices k (start + k * step) that fall inside the piece's box, per dimension
+    new_box = tuple((-(-(max(lo, start) - start) // step), -(-(min(hi, limit) - start) // step))
+                    for (lo, hi), start, limit, step in zip(box, starts, limits, steps))
+    if any(hi <= lo for lo, hi in new_box):
+        return []
+    if m is None:
+        return [(new_box, None, why)]
+    offset, dims = m[0], list(m[1])
+    for d, ((lo, _), (k_lo, k_hi), start, step) in enumerate(zip(box, new_box, starts, steps)):
+        got = _restrict(dims[d], start + k_lo * step - lo, k_hi - k_lo, step)
+        if got is None:
+            return [(new_box, None, "stablehlo.slice")]
+        offset += got[0]
+        dims[d] = got[1]
+    return [(new_box, (offset, tuple(dims), m[2], m[3]), why)]
 
 
 def _contiguous(box, shape):
@@ -314,14 +311,13 @@ def dynamic_slice(piece, shape, firsts, terms, sizes, trips):
     those digits adds to the source position (a sweep turns them into the dimension's own)."""
     # a start whose counters take one value (a loop run once) is a constant
     terms = [t if any(c * (trips.get(k, 1) - 1) for k, c in t) else () for t in terms]
-    fixed = [not t for t in terms]
-    starts = [min(max(f, 0), n - k) if ok else 0 for f, n, k, ok in zip(firsts, shape, sizes, fixed)]
-    limits = [s + k if ok else n for s, n, k, ok in zip(starts, shape, sizes, fixed)]
+    starts = [0 if t else s for s, t in zip(clamped(firsts, shape, sizes), terms)]
+    limits = [n if t else s + k for s, n, k, t in zip(starts, shape, sizes, terms)]
     out = []
     for p in slice_(piece, starts, limits, [1] * len(shape)):
         box, m, why = p
         if m is None:
-            out.append((tuple((0, k) for k in sizes), None, why))
+            out.append((tuple((0, k) if t else b for b, t, k in zip(box, terms, sizes)), None, why))
             continue
         offset, dims, loops = m[0], list(m[1]), list(m[3])
         for d, t in enumerate(terms):
@@ -350,8 +346,8 @@ def _at_counter(digits, whole, extent, first, terms, size, trips):
         if split is not None and terms[0][1] > 0:
             return 0, [(terms[0][0], split[0])], split[1]
         if split is not None:   # counting down from the last block (a reversed scan)
-            return (sum((a - 1) * x for a, x in split[0]), [(terms[0][0], tuple((a, -x) for a, x in split[0]))],
-                    split[1])
+            delta, counter = _reversed(split[0])
+            return delta, [(terms[0][0], counter)], split[1]
     digits = canon(digits)
     lo = first + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in terms)
     hi = first + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in terms)
@@ -378,8 +374,8 @@ def sweep(piece, d, loop, n, starts, sizes, down=False):
     counter = mine[0] if mine else ((n, 0),)   # not read: every iteration writes the same
     offset = m[0]
     if down:   # the lowest rows are the last iteration's: the counter runs backwards along d
-        offset += sum((a - 1) * x for a, x in counter)
-        counter = tuple((a, -x) for a, x in counter)
+        delta, counter = _reversed(counter)
+        offset += delta
     dims = list(m[1])
     dims[d] = canon(tuple(counter) + tuple(dims[d]))
     return [(tuple(new_box), (offset, tuple(dims), m[2], tuple((k, c) for k, c in m[3] if k != loop)), why)]
