@@ -164,11 +164,12 @@ class _Graph(moves.Moves):
             return [operands[0]] * len(op.results)
         out = []
         for result in op.results:
-            shape, places = shape_of(result), set()
-            if target in moves.REDUCTIONS and operands:
-                places = self.summed(op, operands[0][2], moves.REDUCTIONS[target], shape)
-            for value, origin in zip(op.operands, operands) if target not in moves.REDUCTIONS else ():
-                places |= through_call(origin[2], shape_of(value), shape, target)
+            shape = shape_of(result)
+            if target in moves.REDUCTIONS:
+                places = self.summed(op, operands[0][2], moves.REDUCTIONS[target], shape) if operands else frozenset()
+            else:
+                places = frozenset().union(*(through_call(origin[2], shape_of(value), shape, target)
+                                             for value, origin in zip(op.operands, operands)))
             out.append((frozenset({f"call:{index}"}), frozenset(), capped(places, shape), None))
         return out
 

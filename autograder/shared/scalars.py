@@ -52,6 +52,11 @@ def decide(direction, a, b, trips):
     return True if yes else False if no else None
 
 
+def _direction(compare) -> str:
+    """A stablehlo.compare's direction: "#stablehlo<comparison_direction LT>" -> "LT"."""
+    return str(compare.attributes["comparison_direction"]).split()[-1].rstrip(">")
+
+
 def counter(op, inits):
     """(k, first, bound) when carried value k is a counter the loop runs while it is below a
     constant bound (jax.lax.fori_loop, scan, map: `cond { compare LT, %iterArg_k, %c }`)."""
@@ -59,8 +64,7 @@ def counter(op, inits):
     operations = list(cond.operations)
     last = operations[-1].operands[0] if operations[-1].operands else None
     compare = next((o for o in operations if o.results and o.results[0] == last), None)
-    if compare is None or compare.name != "stablehlo.compare" or \
-            str(compare.attributes["comparison_direction"]).split()[-1].rstrip(">") != "LT":
+    if compare is None or compare.name != "stablehlo.compare" or _direction(compare) != "LT":
         return None
     arguments = list(cond.arguments)
     left, right = compare.operands
@@ -90,8 +94,7 @@ def of(op, values: list, trips: dict):
             k, (c, t) = (a, (b, tb)) if not ta else (b, (a, ta))
             return affine(k * c, tuple((loop, k * x) for loop, x in t))
     if name == "stablehlo.compare" and all(type(v) is tuple for v in values):
-        return decide(str(op.attributes["comparison_direction"]).split()[-1].rstrip(">"),
-                       values[0], values[1], trips)
+        return decide(_direction(op), values[0], values[1], trips)
     if name == "stablehlo.select" and isinstance(values[0], bool):
         return values[1] if values[0] else values[2]
     return None
@@ -103,7 +106,7 @@ class Vector(tuple):
 
 
 def vector(op, operands):
-    """The _Vector of a layout operation's result built from known integer scalars (a
+    """The Vector of a layout operation's result built from known integer scalars (a
     broadcast, a reshape, a concatenate of them), or a 0-d one reshaped from a vector."""
     shape, name = shape_of(op.results[0]) if op.results else None, op.name
     values = [o[3] for o in operands]
