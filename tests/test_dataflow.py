@@ -99,6 +99,20 @@ def test_same_as_compares_with_the_program_whose_values_were_checked():
     proofs.expect_every(structures[:10], specs[:10], rule, what="jax.jit(f)")
 
 
+def test_same_as_reads_a_deep_chain_of_calls_in_linear_time():
+    """A chain of 300 callbacks, each feeding the next twice (a diamond at every step): what
+    a value is, shapes aside, is numbered once per call, not unfolded (2^300 paths)."""
+    def f(x):
+        for _ in range(300):
+            y = doubler(x)
+            x = y + y
+        return x
+    specs = [[((3,), "float32")], [((4, 5), "float32")]]
+    small, large = _structures(f, specs)
+    assert proofs.same_as(small, "(3,)")(large) == ""
+    assert "operands" in proofs.same_as(small, "(3,)")(_structures(lambda x: f(x * 2), specs[1:])[0])
+
+
 def test_a_lowering_that_raises_is_named_with_its_shape():
     def f(x):
         if x.ndim == 3:

@@ -71,14 +71,14 @@ def test_an_empty_output_takes_its_values_from_nowhere():
 def test_the_derivative_comes_from_a_callback_times_the_cotangent_and_matches_the_checked_shape():
     good, bad = _gammaln(), _gammaln(threshold=2**18)
     base = _read(_grad(good), (6, 5))
-    rule = proofs.all_of(E.from_pure(), E.same_output_as(base, 0, "shape (6, 5)"))
+    rule = proofs.all_of(E.from_pure(), proofs.same_as(base, "shape (6, 5)", base_output=0))
     assert rule(_read(_grad(good), (2**31 - 1,))) == "" and rule(_read(_grad(good), ())) == ""
     assert "does not come from a pure_callback" in rule(_read(_grad(bad), (2**18 + 1,)))
     assert E.math_within(_read(_grad(good), (7,))) == ""
     assert "chlo.digamma" in E.math_within(_read(_grad(bad), (2**18 + 1,)))
 
 
-def test_same_output_as_ignores_the_order_of_the_calls():
+def test_same_as_ignores_the_order_of_the_calls():
     """jvp's tangent is the same callback times the tangent whether or not the primal's callback
     comes before it."""
     @jax.custom_jvp
@@ -92,7 +92,7 @@ def test_same_output_as_ignores_the_order_of_the_calls():
 
     jvp = lambda v, t: jax.jvp(g, (v,), (t,))   # noqa: E731
     base = _read(jvp, (3,), (3,))
-    rule = E.same_output_as(base, 1, "shape (3,)", outputs=(1,))
+    rule = proofs.same_as(base, "shape (3,)", base_output=1, outputs=(1,))
     assert rule(_read(jvp, (2, 3), (2, 3))) == ""
     assert E.output_of_pure(outputs=(0,))(_read(jvp, (2, 3), (2, 3))) != ""
 
@@ -103,7 +103,7 @@ def test_every_shape_names_the_smallest_where_the_derivative_takes_jax():
     found = _structures(_grad(g), specs)
     base = found[E.AT.index(E.DERIVATIVE_SHAPE)]
     with pytest.raises(AssertionError, match=r"For inputs of shape \(2, 3, 5, 7\), jit\(grad\): the output does not"):
-        proofs.expect_every(found, specs, proofs.all_of(E.from_pure(), E.same_output_as(base, 0, "(6, 5)")),
+        proofs.expect_every(found, specs, proofs.all_of(E.from_pure(), proofs.same_as(base, "(6, 5)", base_output=0)),
                             what="jit(grad)")
 
 

@@ -61,10 +61,21 @@ def test_each_part_of_a_pack_reads_as_its_shape_lowered_alone(name):
     fn = FUNCTIONS[name]
     specs = [[(shape, "float32")] for shape in SHAPES if name != "batched" or len(shape) > 1 and shape[-1] < 10]
     counts = [len(jax.tree.leaves(jax.eval_shape(fn, S(spec[0][0], np.float32)))) for spec in specs]
-    whole = jax.jit(eval(packing.expression("fn", specs), {"jax": jax, "fn": fn}), keep_unused=True)
+    whole = jax.jit(eval(packing.expression(["fn"] * len(specs), specs), {"jax": jax, "fn": fn}), keep_unused=True)
     text = whole.lower(*(S(shape, np.float32) for spec in specs for shape, _ in spec)).as_text()
     parts = packing.split(dataflow.structure(text), specs, counts)
     assert [_normal(p) for p in parts] == [_normal(_alone(fn, spec[0][0])) for spec in specs]
+
+
+def test_a_pack_of_several_functions_reads_as_each_lowered_alone():
+    """One function per spec (jax.vmap at each batch position, say)."""
+    fns = {"f0": jax.vmap(FUNCTIONS["batched"], in_axes=0), "f1": jax.vmap(FUNCTIONS["batched"], in_axes=1)}
+    names = ["f0", "f1", "f0"]
+    specs = [[((3, 4, 5), "float32")], [((4, 3, 5), "float32")], [((2, 6, 7), "float32")]]
+    whole = jax.jit(eval(packing.expression(names, specs), {"jax": jax, **fns}), keep_unused=True)
+    text = whole.lower(*(S(spec[0][0], np.float32) for spec in specs)).as_text()
+    parts = packing.split(dataflow.structure(text), specs, [1, 1, 1])
+    assert [_normal(p) for p in parts] == [_normal(_alone(fns[n], spec[0][0])) for n, spec in zip(names, specs)]
 
 
 def test_inputs_are_numbered_within_their_spec():
@@ -87,7 +98,7 @@ def test_a_pack_with_a_call_of_nobodys_is_not_split():
         io_callback(lambda: None, None, ordered=False)
         return doubler(x)
     specs = [[((3,), "float32")], [((4,), "float32")]]
-    text = jax.jit(eval(packing.expression("f", specs), {"jax": jax, "f": f})).lower(
+    text = jax.jit(eval(packing.expression(["f"] * len(specs), specs), {"jax": jax, "f": f})).lower(
         S((3,), np.float32), S((4,), np.float32)).as_text()
     s = dataflow.structure(text)
     assert len(s.calls) == 4 and packing.split(s, specs, [1, 1]) is None

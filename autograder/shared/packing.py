@@ -17,14 +17,16 @@ from __future__ import annotations
 from autograder.shared.evidence import Origin, Structure
 
 
-def expression(fn: str, specs: list) -> str:
+def expression(fns: list[str], specs: list) -> str:
     """An expression of one function of every spec's inputs, in order, returning the leaves
-    of `fn` applied to each spec's own inputs, in order."""
+    of fns[k] applied to spec k's own inputs, in order."""
+    distinct = list(dict.fromkeys(fns))
     spans, first = [], 0
-    for spec in specs:
-        spans.append((first, first + len(spec)))
+    for fn, spec in zip(fns, specs):
+        spans.append((distinct.index(fn), first, first + len(spec)))
         first += len(spec)
-    return f"(lambda f: lambda *v: [o for lo, hi in {spans!r} for o in jax.tree.leaves(f(*v[lo:hi]))])({fn})"
+    return (f"(lambda fs: lambda *v: [o for f, lo, hi in {spans!r} for o in jax.tree.leaves(fs[f](*v[lo:hi]))])"
+            f"(({', '.join(distinct)},))")
 
 
 def split(whole: Structure, specs: list, counts: list[int]) -> list[Structure] | None:

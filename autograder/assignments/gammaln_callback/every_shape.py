@@ -158,41 +158,6 @@ def from_pure(outputs=None, names=None):
     return rule
 
 
-def _what(s, origin, depth=0):
-    """What `origin` is, the calls' indices and number aside (a sequential_unrolled vmap calls
-    the callback once per example): its math, its distinct sources, each custom_call among them
-    as what it is (target, kind, side effect, attributes) with its operands' own."""
-    parts = []
-    for source in origin.sources:
-        i = int(source.removeprefix("call:")) if source.startswith("call:") else None
-        if i is None or i >= len(s.calls) or depth > 8:
-            parts.append(source)
-            continue
-        c = s.calls[i]
-        attributes = tuple(sorted((k, repr(a.value)) for k, a in c.attributes.items() if k != "index"))
-        operands = tuple(_what(s, o, depth + 1) for o in (s.operands[i] if i < len(s.operands) else []))
-        parts.append(repr((c.target, c.kind, c.side_effect, attributes, operands)))
-    return tuple(sorted(set(parts))), tuple(origin.math)
-
-
-def same_output_as(base, base_output, base_label, outputs=None, names=None):
-    """Each output (or those of `outputs`) is, shapes and the calls' order aside, what output
-    `base_output` of `base` (the program whose values were checked) is."""
-    want = None if base.refused or base_output >= len(base.outputs) else _what(base, base.outputs[base_output])
-
-    def rule(s):   # a base that did not lower is named by expect_every itself (it is among the specs)
-        for k, origin in enumerate(s.outputs if want is not None else ()):
-            if (outputs is None or k in outputs) and not proofs.empty(s, k) and _what(s, origin) != want:
-                got, had = (proofs.sources_phrase(origin, s.calls),
-                            proofs.sources_phrase(base.outputs[base_output], base.calls))
-                if got != had:
-                    return f"{_which(s, k, names)} is {got}, where at {base_label} it is {had}"
-                return (f"{_which(s, k, names)} comes from callbacks whose operands are computed otherwise than "
-                        f"at {base_label}")
-        return ""
-    return rule
-
-
 def math_within(s):
     """Around the callbacks (every output, every operand of a custom_call the outputs reach),
     only ALLOWED_MATH (a program without elements computes nothing)."""
@@ -223,14 +188,14 @@ def expect_forward_everywhere(ask):
     what = "jax.vmap(gammaln_cb)"
     found, specs, by = lowered(ask, VMAP, BATCHED_AT, what=what, hint=FORWARD_HINT)
     if not by[FORWARD_SHAPE].refused:   # its output 1: in_axes=1, as test 5 runs it there
-        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), same_output_as(
-            by[FORWARD_SHAPE], 1, f"{base} with in_axes=1", names=_vmap_name),
+        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), proofs.same_as(
+            by[FORWARD_SHAPE], f"{base} with in_axes=1", base_output=1, names=_vmap_name),
             proofs.in_place(names=_vmap_output, perm=_vmap_axes)), what=what, hint=SAME_HINT)
     what = "the primal output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[FORWARD_SHAPE].refused:
-        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), same_output_as(
-            by[FORWARD_SHAPE], 0, base, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_the_output)),
+        proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), proofs.same_as(
+            by[FORWARD_SHAPE], base, base_output=0, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_the_output)),
             what=what, hint=SAME_HINT)
 
 
@@ -242,19 +207,19 @@ def expect_derivative_everywhere(ask):
     DERIVATIVE_SHAPE is skipped (other tests' business)."""
     base = _label(DERIVATIVE_SHAPE)
     found, specs, by = lowered(ask, GRAD, AT, what=JIT_GRAD, hint=JVP_HINT)
-    proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base),
+    proofs.expect_every(found, specs, proofs.all_of(from_pure(), proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=0),
                                                     proofs.in_place()), what=JIT_GRAD, hint=SAME_HINT)
     what = "jax.vmap(jax.grad(gammaln_cb), in_axes=x.ndim // 2)"
     found, specs, by = lowered(ask, VMAP_GRAD, BATCHED_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
-        proofs.expect_every(found, specs, proofs.all_of(from_pure(), same_output_as(by[DERIVATIVE_SHAPE], 0, base),
+        proofs.expect_every(found, specs, proofs.all_of(from_pure(), proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=0),
                                                         proofs.in_place(perm=_middle_first)), what=what, hint=SAME_HINT)
     what = "the tangent output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(
             from_pure(outputs=(1,), names=_it),
-            same_output_as(by[DERIVATIVE_SHAPE], 1, base, outputs=(1,), names=_it),
+            proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=1, outputs=(1,), names=_it),
             proofs.in_place(outputs=(1,), names=_the_output)), what=what, hint=SAME_HINT)
 
 

@@ -13,9 +13,8 @@ the smallest shape past it. An output of no elements proves nothing either way: 
 program only has to lower (silu_ffi takes any size, 0 included).
 
 So that a grading pays one lowering per path rather than one per shape, the shapes of a
-path are lowered together, as one function of all the inputs (each item's output its own);
-if that lowering fails, each shape is lowered alone, as the shared mechanism does, so that
-the sentence names the smallest shape that fails.
+path are lowered side by side as one program and read apart (shared/packing.py); if that
+fails, each shape is lowered alone, so that the sentence names the smallest shape that fails.
 """
 from __future__ import annotations
 
@@ -43,12 +42,9 @@ class Item:
 
 @dataclass(frozen=True)
 class Path:
-    """A path checked by running at `base` and lowered at each of `items`; `together`, an
-    expression of one function of all the items' inputs returning their outputs in order
-    (None: each item's function on its own inputs)."""
+    """A path checked by running at `base` and lowered at each of `items`."""
     base: Item
     items: list[Item]
-    together: str | None = None
 
 
 def _one(shape) -> tuple:
@@ -58,17 +54,15 @@ def _one(shape) -> tuple:
 def forward(base: tuple) -> Path:
     """jax.jit(silu_ffi), checked at `base`, at every shape."""
     what = "jax.jit(silu_ffi)"
-    return Path(Item("silu_ffi", _one(base), what), [Item("silu_ffi", _one(s), what) for s in shapes.every()],
-                "lambda *a: tuple(silu_ffi(x) for x in a)")
+    return Path(Item("silu_ffi", _one(base), what), [Item("silu_ffi", _one(s), what) for s in shapes.every()])
 
 
 def backward(base: tuple) -> Path:
     """The gradient of sum(silu_ffi(x) * w), checked at `base`; at every shape, the VJP of
-    silu_ffi with x as the cotangent, all the shapes' in one jax.vjp."""
+    silu_ffi with x as the cotangent."""
     what = f"jax.jit({VJP})"
     return Path(Item(f"jax.grad({LOSS})", ((tuple(base), F32), (tuple(base), F32)), f"jax.jit(jax.grad({LOSS}))"),
-                [Item(VJP, _one(s), what) for s in shapes.every()],
-                "lambda *a: jax.vjp(lambda *xs: tuple(silu_ffi(x) for x in xs), *a)[1](a)")
+                [Item(VJP, _one(s), what) for s in shapes.every()])
 
 
 def _axes(shape: tuple) -> range:
@@ -101,50 +95,10 @@ def vmap_grad(base: tuple) -> Path:
                 [item(s, k) for s, k in dict.fromkeys(pairs)])
 
 
-# ---- lowering: all items in one program, each alone when that fails ----
-
-def _batched(items: list[Item], together: str | None) -> tuple[str, list, list[int]]:
-    """One expression computing every item's function on its own slice of the inputs, its
-    spec, and the first input of each item."""
-    fns = list(dict.fromkeys(i.fn for i in items))
-    index, starts, start = [], [], 0
-    for i in items:
-        index.append((fns.index(i.fn), start, start + len(i.spec)))
-        starts.append(start)
-        start += len(i.spec)
-    expr = together or (f"(lambda fs, idx: lambda *a: tuple(fs[g](*a[i:j]) for g, i, j in idx))"
-                        f"(({', '.join(fns)},), {index!r})")
-    return expr, [arg for i in items for arg in i.spec], starts
-
-
-def _local(origin: Origin, owner: list[int]) -> Origin:
-    """An origin of the batched program with each input numbered within its own item (so
-    that a function JAX shares between two items of one signature reads alike in both)."""
-    def source(s: str) -> str:
-        if s.startswith("input:"):
-            j = int(s.removeprefix("input:"))
-            return f"input:{j - owner[j]}" if j < len(owner) else s
-        return s
-    return Origin(sorted({source(s) for s in origin.sources}), list(origin.math),
-                  [[source(p[0]), *p[1:]] for p in origin.places])
-
-
-def structures(ask, items: list[Item], *, hint: str, together: str | None = None) -> list[Structure]:
-    """The Structure of each item (probe.Ask.structures), read from one lowering of them all."""
-    expr, spec, starts = _batched(items, together)
-    (whole,) = ask.structures(expr, [spec], what=items[0].what, hint=hint)
-    if not whole.refused and len(whole.outputs) == len(items):
-        owner = [s for s, i in zip(starts, items) for _ in i.spec]
-        operands = [[_local(o, owner) for o in ops] for ops in whole.operands]
-        return [Structure(whole.calls, [_local(whole.outputs[k], owner)], operands,
-                          whole.inputs[s:s + len(i.spec)], [whole.results[k]])
-                for k, (s, i) in enumerate(zip(starts, items))]
-    out: dict[int, Structure] = {}
-    for fn in dict.fromkeys(i.fn for i in items):   # one question per path, each shape lowered alone
-        mine = [k for k, i in enumerate(items) if i.fn == fn]
-        got = ask.structures(fn, [list(items[k].spec) for k in mine], what=items[mine[0]].what, hint=hint)
-        out.update(zip(mine, got))
-    return [out[k] for k in range(len(items))]
+def structures(ask, items: list[Item], *, hint: str) -> list[Structure]:
+    """The Structure of each item, read from one lowering of them all (shared/packing.py)."""
+    return ask.structures([i.fn for i in items], [list(i.spec) for i in items], what=items[0].what, hint=hint,
+                          outputs=[1] * len(items))
 
 
 # ---- the verdict ----
@@ -264,7 +218,7 @@ def expect_within(ask, path: Path, name: str, *, hint: str) -> None:
     proofs.expect_every([base], [path.base.spec], lambda s: "" if s.outputs else "it returns nothing",
                         what=path.base.what, hint=hint)
     within_base = named_within(base, f"at {label}", name)
-    found = structures(ask, path.items, hint=hint, together=path.together)
+    found = structures(ask, path.items, hint=hint)
     for what in dict.fromkeys(i.what for i in path.items):
         mine = [k for k, i in enumerate(path.items) if i.what == what]
         rule = proofs.all_of(within_base, proofs.in_place(perm=_front(path.items[mine[0]].axis)))
