@@ -27,17 +27,20 @@ def test_the_eps_ladder_spans_the_range_with_its_float32_ends():
     assert all(e >= 1e-30 for e in st.EPS) and {np.float32(1e-5), np.float32(0.5)} <= set(f32)
 
 
-def test_the_shapes_cover_ranks_rows_and_batch_positions_with_small_batches():
+def test_the_shapes_cover_ranks_rows_batch_positions_and_batches_past_the_checked_ones():
     assert {len(s) for s in st.JIT} == set(range(1, 9)) and not any(0 in s for s in st.JIT)
     assert {s[1] for s in st.ROWS if s[0] == 1} == {n for n in shapes.SIZES if n}
     assert (shapes.MAX_ELEMENTS, 1) in st.ROWS
-    covered = set()
+    covered, batches = set(), {}
     for ax, out_ax, shape_list in st.positions():
         for s in shape_list:
             a = ax % len(s)
             covered.add((len(s), a))
-            assert s[a] <= 19 and out_ax % len(s) == len(s) - 1 - a   # a small batch; out_axes mirrored
+            batches.setdefault(ax, set()).add(s[a])
+            assert out_ax % len(s) == len(s) - 1 - a   # out_axes mirrored
+            assert s[a] <= 19 or s[a] in st.BATCHES and ax in (0, -1)   # large batches first and last only
     assert covered == {(r, a) for r in range(2, 9) for a in range(r)}
+    assert set(st.BATCHES) <= batches[0] and set(st.BATCHES) <= batches[-1] and max(st.BATCHES) > 1000
     assert all(s[0] == 3 for s in st.VMAP_ROWS) and max(max(s) for s in st.VMAP_ROWS) == shapes.MAX_ELEMENTS
 
 
