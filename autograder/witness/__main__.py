@@ -39,6 +39,8 @@ def _prepare(imports: list[str], exercise: str):
     evaluate.exercise_witness(exercise)   # imported (and cached) before any student code
     jax.numpy.zeros(1).block_until_ready()  # start the CPU backend outside the notebook's time
     hostcall.install()      # the audit hook, before any student code
+    from autograder.witness import worlds
+    worlds.ALONE = True     # the notebook runs alone here: host functions are judged in two worlds
     registry.install()      # record FFI registrations from here on; the grader's poison target
     config = Config()
     config.HistoryManager.enabled = False   # In, Out, _ and _i3 kept in memory; no SQLite file

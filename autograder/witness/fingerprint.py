@@ -43,6 +43,8 @@ def fingerprint(value, budget: int = BUDGET) -> str:
 
 
 class Walk:
+    IDS = True   # an opaque or library object counts by its identity too (Deep: not, see there)
+
     def __init__(self, budget: int):
         self.budget = budget
         self.seen: dict[int, tuple[int, object]] = {}   # id -> (visit number, the object: kept alive)
@@ -109,14 +111,17 @@ class Walk:
             return f"object {name} with public state".encode(), [public, *attributes(value).values()]
         if kind.__module__.partition(".")[0] in LIBRARIES:   # its identity, and the code it wraps
             wrapped = {k: v for k, v in attributes(value).items() if _carries_code(v)}
-            return self._pairs(f"library object {name} {id(value)}", wrapped)
+            return self._pairs(f"library object {name}{self._identity(value)}", wrapped)
         own = attributes(value)
         if students(kind.__module__):   # its class's attributes are its state too (a class-level counter)
             token, children = self._pairs(f"object {name}", own)
             return token, children + [kind]
         if not own:   # nothing Python can see inside: its identity, and what the C type's repr says
-            return f"opaque {name} {id(value)} {_c_repr(value)}".encode(), []
+            return f"opaque {name}{self._identity(value)} {_c_repr(value)}".encode(), []
         return self._pairs(f"object {name}", own)
+
+    def _identity(self, value) -> str:
+        return f" {id(value)}" if self.IDS else ""
 
     def _array(self, value: np.ndarray) -> tuple[bytes, list]:
         head = f"ndarray {value.shape} {value.dtype.str}".encode()
@@ -150,10 +155,27 @@ def _public_state(value):
         return value.get_state(legacy=False)
     if isinstance(value, (np.random.Generator, np.random.BitGenerator)):
         return getattr(value, "bit_generator", value).state
+    kind = type(value)
+    if kind.__module__ in ("_queue", "queue") and hasattr(value, "qsize"):   # SimpleQueue keeps its items in C
+        return "queue of size", value.qsize()
+    if isinstance(value, _thread_local()):   # what it holds for this thread
+        return "thread-local", dict(_thread_local().__getattribute__(value, "__dict__"))
+    if _ctypes_data(value):   # a ctypes array, structure or number: its bytes
+        return "ctypes bytes", bytes(memoryview(value).cast("B"))
     info = getattr(type(value), "cache_info", None)
     if type(value).__module__ == "functools" and callable(info):
         return tuple(value.cache_info())
     return None
+
+
+def _thread_local() -> type:
+    import _thread
+    return _thread._local
+
+
+def _ctypes_data(value) -> bool:
+    ctypes = sys.modules.get("ctypes")
+    return ctypes is not None and isinstance(value, ctypes._SimpleCData.__mro__[1])
 
 
 # C types of the standard library whose repr says their state (itertools.count(3)); other

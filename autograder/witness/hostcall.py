@@ -2,8 +2,9 @@
 
 Runs in the witness. What a pure host function may not do, and how each is seen:
 - print or write output: file descriptors 1 and 2 are redirected into a file for the
-  call (so `print(file=sys.__stdout__)` and `os.write(1, ...)` are caught as well as
-  `print`), besides sys.stdout and sys.stderr. Python warnings raised during the call
+  call, and Python's stream buffers flushed into it (so `print`, `print(file=sys.__stdout__)`
+  and `os.write(1, ...)` are caught alike); sys.stdout itself is left as the notebook's run
+  has it (when it writes to fd 1), so that the function sees no capture. Python warnings raised during the call
   (NumPy's RuntimeWarning on an overflow) are recorded, not printed: they are not output;
 - open files, start processes, open sockets: an audit hook (`sys.addaudithook`, installed
   by `install()` before the notebook runs; it cannot be removed) records those events
@@ -71,25 +72,36 @@ def python_files(path) -> bool:
     return any(path.startswith(r + os.sep) for r in roots)
 
 
-@contextlib.contextmanager
-def _captured_fds():
-    """Everything written to fds 1 and 2 (and sys.stdout/stderr) while inside."""
-    sink = TemporaryFile()
-    text = StringIO()
+def _flush() -> None:
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         with suppress(Exception):
             stream.flush()
+
+
+@contextlib.contextmanager
+def _captured_fds():
+    """Everything written to fds 1 and 2 while inside, Python's stream buffers flushed into
+    them at the end. sys.stdout and sys.stderr stay what they are in the notebook's own run
+    (a host function that prints only when its output is not captured sees no capture):
+    the output is read where it lands."""
+    sink = TemporaryFile()
+    _flush()
     saved = [dup(1), dup(2)]
     dup2(sink.fileno(), 1)
     dup2(sink.fileno(), 2)
     out: dict = {"sink": (sink.fileno(),)}
+    # A stream not written to fds 1 and 2 (Jupyter's, under grader.check in the student's
+    # own notebook) is captured as before; in the grader's run both are the fds' own.
+    text = StringIO()
+    loose = [redirect(text) for redirect, stream, fd in ((redirect_stdout, sys.stdout, 1),
+                                                         (redirect_stderr, sys.stderr, 2)) if not _writes_to(stream, fd)]
     try:
-        with redirect_stdout(text), redirect_stderr(text):
+        with contextlib.ExitStack() as stack:
+            for redirect in loose:
+                stack.enter_context(redirect)
             yield out
     finally:
-        for stream in (sys.__stdout__, sys.__stderr__):
-            with suppress(Exception):
-                stream.flush()
+        _flush()
         dup2(saved[0], 1)
         dup2(saved[1], 2)
         for fd in saved:
@@ -97,6 +109,13 @@ def _captured_fds():
         sink.seek(0)
         out["text"] = (text.getvalue() + sink.read(4000).decode(errors="replace"))[:2000]
         sink.close()
+
+
+def _writes_to(stream, fd: int) -> bool:
+    try:
+        return stream.fileno() == fd
+    except Exception:
+        return False
 
 
 _listdir, _fstat, _lseek, _readlink = os.listdir, os.fstat, os.lseek, os.readlink

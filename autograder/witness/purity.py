@@ -39,7 +39,7 @@ def _settings() -> dict:
     import sys
     import warnings
 
-    import jax
+    jax = sys.modules.get("jax")   # never imported here: a fork's two worlds would hold two copies
     loggers = [logging.root, *(v for v in list(logging.root.manager.loggerDict.values())
                                if isinstance(v, logging.Logger))]
     return {"NumPy's error state (np.seterr)": [np.geterr(), np.geterrcall()],
@@ -47,7 +47,7 @@ def _settings() -> dict:
             "NumPy's buffer size (np.setbufsize)": np.getbufsize(),
             "NumPy's global random state (np.random.seed)": np.random.get_state(),
             "Python's random state (random.seed)": _random_state(random.getstate()),
-            "JAX's configuration (jax.config.update)": repr(dict(jax.config.values)),
+            "JAX's configuration (jax.config.update)": repr(dict(jax.config.values)) if jax else "",
             "the environment (os.environ)": dict(os.environ),
             "the working directory (os.chdir)": os.getcwd(),
             "the import path (sys.path)": list(sys.path),
@@ -169,6 +169,23 @@ class Purity:
                 self.effect(index, "results: changed the array an earlier call returned (it hands back storage "
                                    "it keeps, a cache's or a shared output buffer)")
                 self.kept[i] = (earlier, leaf, leaf.copy())   # said once
+
+    def worlds(self, calls) -> None:
+        """`calls` (a host function bound to inputs) made in this process and compared with a
+        fork of it that does not make them (autograder/witness/worlds.py), recorded as one
+        PurityCall via "worlds": what differs as `changed`, what landed on fds 1 and 2 as
+        `output`; a comparison that could not be made as an effect. Only in the witness
+        (worlds.ALONE)."""
+        from autograder.witness import worlds
+        if not worlds.ALONE:
+            return
+        try:
+            names, output = worlds.effects(calls)
+            effects = []
+        except RuntimeError as exc:
+            names, output, effects = [], "", [f"comparison: could not be compared with a world where it did not run ({exc})"]
+        self.calls.append(PurityCall(via="worlds", output=output, files=[], events=[], changed=names, added=[],
+                                     removed=[], files_added=[], files_removed=[], effects=effects))
 
     def effect(self, index: int, effect: str) -> None:
         """Add `effect` to the call number `index`."""

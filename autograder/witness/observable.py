@@ -1,0 +1,181 @@
+"""Everything the rest of the program could observe of this process, by name, as digests:
+what autograder/witness/worlds.py compares between a world where a host function ran and
+one where it did not (issue 48).
+
+- every module's state, by deep reach from each of its globals (`Deep`: library classes'
+  own attributes and library objects' attributes too, not only the student's), named
+  "module.global";
+- the context-local state: every ContextVar's value in this thread's context, the decimal
+  context, what each threading.local holds for this thread (through the deep reach);
+- the process's own attributes, as /proc/self shows them: the umask, signal dispositions and
+  masks, resource limits, CPU affinity, priority, timers, the working directory;
+- C-level state readable through a public API: NumPy's and SciPy's error states and NumPy's
+  other settings (purity._settings), faulthandler, the threads alive, the functions
+  registered to run at exit, queues by their size, ctypes objects by their bytes;
+- files and descriptors: every open descriptor (what it points to, its size and position)
+  and the names in the working and temp folders.
+
+Digests are comparable between the two forks of one process only (they name objects by
+address, which a fork keeps): they say "changed", never what a value is. What is left out
+is the grader's own state, and caches that no result depends on (`_NOISE`)."""
+from __future__ import annotations
+
+# Everything observe() uses is imported here, before the fork: a module first imported in one
+# world and not the other would sit at other addresses there (and the settings purity reads)
+import atexit
+import contextvars
+import decimal
+import faulthandler
+import gc
+import locale  # noqa: F401
+import logging  # noqa: F401
+import os
+import random  # noqa: F401
+import resource
+import signal
+import socket  # noqa: F401
+import stat
+import sys
+import types
+import warnings  # noqa: F401
+from contextlib import suppress
+
+from autograder.witness import fingerprint, hostcall, purity
+
+BUDGET = 3_000_000   # objects visited in all: the whole reach of a process with JAX, SciPy and a notebook
+
+# Caches that change as code runs and that no result depends on: the regular expression and
+# source line caches, the warnings machinery's own bookkeeping (catch_warnings and
+# np.errstate inside a host function are valid), each logger's cache of enabled levels, the
+# import system's caches; the thread machinery's bookkeeping (threads alive are compared).
+_NOISE = frozenset({
+    "re._cache", "re._cache2", "linecache.cache", "warnings._filters_version", "warnings._onceregistry",
+    "sys.path_importer_cache", "sys.modules", "sys.last_exc", "sys.last_type", "sys.last_value",
+    "sys.last_traceback", "threading._active", "threading._limbo", "threading._counter",
+    "threading._shutdown_locks", "threading._dangling", "threading._active_limbo_lock",
+    "importlib._bootstrap._module_locks", "importlib._bootstrap._blocking_on", "abc._abc_registry",
+    "tokenize._all_string_prefixes", "functools._lru_cache_wrapper", "gc.garbage",
+})
+_NOISE_KEYS = frozenset({"__warningregistry__", "__loader__", "__spec__", "__builtins__"})
+_GRADER = ("autograder", "kernels")   # the grader's own modules: its bookkeeping, never the student's
+
+
+class Deep(fingerprint.Walk):
+    """A fingerprint walk into everything: library classes' own attributes, library objects'
+    attributes (not only the code they wrap) and loggers' state, with objects met again named
+    by address (stable between two forks of one process, whatever order they are met in). An
+    object met first is told by its contents, never its address: objects the walk itself
+    makes (a proxy's attribute dict) sit at other addresses in the two worlds."""
+    IDS = False
+
+    def _visit(self, value):
+        if not isinstance(value, fingerprint.ATOMS) and id(value) in self.seen:
+            return f"@{id(value)}".encode(), []
+        kind = type(value)
+        if isinstance(value, type) and not fingerprint.students(value.__module__) and value.__flags__ & (1 << 9):
+            self.seen[id(value)] = (len(self.seen), value)   # a Python class of a library: its attributes
+            own = {k: v for k, v in vars(value).items() if k not in ("__dict__", "__weakref__", "__doc__")}
+            return self._pairs(f"class {value.__module__}.{value.__qualname__}", own)
+        if (kind.__module__.partition(".")[0] in fingerprint.LIBRARIES or kind.__module__ in ("logging",)) \
+                and not isinstance(value, (type, types.ModuleType, types.FunctionType)) \
+                and fingerprint._public_state(value) is None:
+            own = fingerprint.attributes(value)
+            if own and kind.__name__ not in ("PjitFunction",):
+                self.seen[id(value)] = (len(self.seen), value)
+                own.pop("_cache", None)   # a logger's cache of enabled levels
+                return self._pairs(f"object {kind.__module__}.{kind.__qualname__}", own)
+        return super()._visit(value)
+
+
+def _modules(walk: Deep, found: dict, names) -> None:
+    for name in sorted(names):
+        module = sys.modules.get(name)
+        if not isinstance(module, types.ModuleType) or name.partition(".")[0] in _GRADER:
+            continue
+        try:
+            space = dict(vars(module))
+        except TypeError:
+            continue
+        for key, value in space.items():
+            where = f"{name}.{key}"
+            if key in _NOISE_KEYS or where in _NOISE or isinstance(value, types.ModuleType):
+                continue
+            found[where] = walk.digest(value).hex()
+
+
+def _context(walk: Deep, found: dict) -> None:
+    for var, value in contextvars.copy_context().items():
+        if not var.name.startswith(("jax", "_jax", "numpy")):
+            found[f"the ContextVar {var.name!r}"] = walk.digest(value).hex()
+    c = decimal.getcontext()
+    found["the decimal context (decimal.getcontext())"] = repr(
+        (c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp, sorted(k.__name__ for k, v in c.flags.items() if v),
+         sorted(k.__name__ for k, v in c.traps.items() if v)))
+
+
+# What /proc/self/status shows of the process's own attributes, in words.
+_STATUS = {"Umask": "the process's umask (os.umask)", "SigBlk": "the blocked signals (signal.pthread_sigmask)",
+           "SigIgn": "the ignored signals (signal.signal)",
+           "SigCgt": "the signals the process catches (signal.signal, faulthandler.enable)",
+           "NoNewPrivs": "the process's no-new-privileges flag", "Seccomp": "the process's seccomp mode",
+           "CapEff": "the process's capabilities"}
+
+
+def _process(found: dict, skip) -> None:
+    with suppress(OSError), open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in _STATUS:
+                found[_STATUS[key]] = value.strip()
+    found["the process's resource limits (resource.setrlimit)"] = repr(
+        [resource.getrlimit(getattr(resource, r)) for r in dir(resource) if r.startswith("RLIMIT_")])
+    found["the signal handlers (signal.signal)"] = repr(
+        [(s, id(signal.getsignal(s))) for s in sorted(signal.valid_signals()) if s not in (signal.SIGKILL, signal.SIGSTOP)])
+    found["the interval timers (signal.setitimer)"] = repr(
+        [signal.getitimer(t)[1] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)])
+    found["the process's priority (os.nice)"] = repr(os.getpriority(os.PRIO_PROCESS, 0))
+    found["the process's CPU affinity (os.sched_setaffinity)"] = repr(sorted(os.sched_getaffinity(0)))
+    found["faulthandler (faulthandler.enable)"] = repr(faulthandler.is_enabled())
+    found["the functions run at exit (atexit.register)"] = repr(atexit._ncallbacks())
+    held = hostcall.descriptors(skip)
+    found["the open files (file descriptors)"] = repr(sorted(
+        (fd, path, size, pos) for fd, (_, path, size, pos) in held.items()))
+    found["the open descriptors (pipes, sockets)"] = repr(sorted(fd for fd in _fds() if fd[0] not in skip))
+    found["the files in the working and temp folders"] = repr(sorted((k, sorted(v)) for k, v in hostcall.folders().items()))
+
+
+def _fds() -> list[tuple[int, int]]:
+    """(fd, its kind) of every open descriptor (the one listing /proc/self/fd, closed by then,
+    left out)."""
+    found = []
+    with suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            with suppress(OSError):
+                found.append((int(name), stat.S_IFMT(os.fstat(int(name)).st_mode)))
+    return found
+
+
+def observe(modules, skip=()) -> dict[str, str]:
+    """Everything the rest of the program could observe, by name (the module docstring), of
+    the modules named `modules` (those of both worlds: one a call imports is a cache, walked
+    in neither, so that the others are walked alike), the descriptors in `skip` (the
+    grader's own) aside."""
+    gc.collect()   # what is garbage in one world and not yet collected in the other is not state
+    walk, found = Deep(BUDGET), {}
+    special = sys.modules.get("scipy.special")
+    if special is not None and "scipy.special" in modules:
+        with suppress(Exception):
+            found["SciPy's error state (scipy.special.seterr)"] = repr(sorted(special.geterr().items()))
+    found.update({name: fingerprint.fingerprint(value) for name, value in purity._settings().items()})
+    _context(walk, found)
+    _process(found, skip)
+    _modules(walk, found, modules)
+    found["(everything reached)"] = "budget spent" if walk.budget <= 0 else ""
+    return found
+
+
+def modules(names) -> dict[str, str]:
+    """observe()'s digests of the globals of the modules `names` only."""
+    found = {}
+    _modules(Deep(BUDGET), found, names)
+    return found

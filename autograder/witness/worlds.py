@@ -1,0 +1,230 @@
+"""A host function judged by what the rest of the program could observe (issue 48): a world
+where it ran against one where it did not.
+
+`effects(calls)` forks this process (the witness, after the notebook ran): the child is the
+world where the host function does not run; it observes itself at once
+(autograder/witness/observable.py) and sends its digests back. This process, the world where
+it runs, makes the calls, then observes itself the same way. Both start from one memory
+image, so anything that differs is what the calls did, and each difference is named in one
+phrase ("the process's Umask (/proc/self/status)"). Before the fork, the settings a host
+function could write are perturbed (`_perturbed`), so that one that writes the value the
+state already holds (the notebook called it before) is seen; they are put back after.
+
+The calls run in this process, whose pid, streams and descriptors are the notebook's own
+run's: sys.stdout is not replaced; only file descriptors 1 and 2 are pointed, for the
+calls, at fresh pipes of the same kind, read where the output lands, and Python's buffers
+are flushed into them (as the process's end would). Only the forking thread survives in the
+child, which runs no JAX: it only reads its memory.
+
+What the child cannot show by itself: a fork rebuilds the thread machinery's bookkeeping
+(threading's, concurrent.futures'), so that is compared in this process, before the calls
+against after them, with the threads started and still alive; and it reseeds Python's
+random module (its own at-fork hook), so the child puts the state back first.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import stat
+import sys
+import threading
+import time
+import warnings
+from contextlib import suppress
+
+from autograder.witness import observable
+
+SECONDS = 60.0   # the child's observation; past it, the comparison is not made
+# Set by the witness before any student code runs (its guard keeps it so): there the process
+# runs the notebook alone. In a Jupyter kernel (grader.check in the student's own notebook,
+# otter assign's run of the master) the kernel's threads change state beside the calls, and
+# the comparison is not made: the grader's run always makes it.
+ALONE = False
+# Compared in this process, before against after: a fork rebuilds the thread machinery's
+# bookkeeping in the child itself (threading's, and concurrent.futures' queues of its threads).
+_IN_PLACE = ("threading", "concurrent.futures.thread")
+
+
+def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
+    """Run each of `calls` (no arguments: a host function bound to its inputs) in this
+    process and compare with a fork of it that does not: (the names of what differs, what
+    the calls wrote to file descriptors 1 and 2). Raises RuntimeError when the fork's
+    observation does not arrive in `seconds`."""
+    saved = _perturb()
+    try:
+        _flush()
+        present = sorted(sys.modules)   # what a call imports is walked in neither world
+        before = observable.modules(_IN_PLACE)
+        alive = {t.ident for t in threading.enumerate()}
+        seed = random.getstate()   # the child puts it back: random's at-fork hook reseeds it there
+        r, w = os.pipe()
+        with warnings.catch_warnings():   # JAX's at-fork warning: the child runs no JAX
+            warnings.simplefilter("ignore")
+            pid = os.fork()
+        if pid == 0:
+            random.setstate(seed)
+            _child(r, w, present)
+        os.close(w)
+        try:
+            output = _run(calls)
+            ours = observable.observe(present, skip={r})
+            theirs = _receive(r, pid, seconds)
+        finally:
+            os.close(r)
+    finally:
+        _restore(saved)
+    forked = tuple(f"{m}." for m in _IN_PLACE)
+    names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k])
+    names += sorted(k for k in theirs if k not in ours and not k.startswith(forked))
+    after = observable.modules(_IN_PLACE)
+    names += sorted(k for k in after if before.get(k) != after[k])
+    if os.environ.get("WORLDS_DEBUG"):
+        for k in names:
+            print("DIFF", k, theirs.get(k, before.get(k)), ours.get(k, after.get(k)), file=sys.__stderr__)
+    started = [t.name for t in threading.enumerate() if t.ident not in alive]
+    if started:
+        names.append(f"threads that outlive the call ({', '.join(started[:3])})")
+    return names, output
+
+
+def _child(r: int, w: int, present: list) -> None:
+    code = 1
+    try:
+        os.close(r)
+        data = json.dumps(observable.observe(present, skip={w})).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(w, view):]
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _receive(r: int, pid: int, seconds: float) -> dict:
+    chunks, deadline = [], time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                raise RuntimeError(f"the copy of the process without the calls was not observed in {seconds:.0f} s")
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        with suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        raise RuntimeError("the copy of the process without the calls could not observe itself") from None
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with suppress(Exception):
+            stream.flush()
+
+
+def _run(calls) -> str:
+    """Each call, with fds 1 and 2 pointed at fresh pipes (or files, as they are now), read
+    where the output lands; Python's stream buffers flushed into them after the calls."""
+    kinds = []
+    for fd in (1, 2):
+        try:
+            kinds.append(stat.S_ISFIFO(os.fstat(fd).st_mode))
+        except OSError:
+            kinds.append(True)
+    saved = [os.dup(1), os.dup(2)]
+    sinks, readers, landed = [], [], [bytearray(), bytearray()]
+    try:
+        for fd, fifo, got in zip((1, 2), kinds, landed):
+            if fifo:
+                rd, wr = os.pipe()
+                reader = threading.Thread(target=_drain, args=(rd, got), daemon=True)
+                reader.start()
+                readers.append((reader, rd))
+            else:
+                import tempfile
+                wr = os.open(tempfile.gettempdir(), os.O_TMPFILE | os.O_RDWR, 0o600)
+                sinks.append((wr, got))
+            os.dup2(wr, fd)
+            os.close(wr) if fifo else None
+        with warnings.catch_warnings(record=True):   # warnings are the warning system's, not output
+            warnings.simplefilter("always")
+            for call in calls:
+                with suppress(BaseException):   # what it raises is the other tests' business
+                    call()
+        _flush()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        for reader, rd in readers:
+            reader.join(10)
+        for wr, got in sinks:
+            os.lseek(wr, 0, os.SEEK_SET)
+            got += os.read(wr, 4000)
+            os.close(wr)
+    return b"".join(bytes(g) for g in landed).decode(errors="replace")[:2000]
+
+
+def _drain(rd: int, into: bytearray) -> None:
+    try:
+        while chunk := os.read(rd, 65536):
+            if len(into) < 4000:
+                into += chunk
+    finally:
+        os.close(rd)
+
+
+def _perturb() -> list:
+    """Move the settings a host function could write to other values (both worlds start
+    there), so that one that writes the value they held is seen; returns what to put back."""
+    import decimal
+
+    import numpy as np
+    saved = [np.geterr(), np.geterrcall(), os.umask(0o022)]
+    os.umask(saved[2] ^ 0o077)   # another umask
+    np.seterrcall(_quiet)
+    np.seterr(all="call")        # none of ignore, warn, raise, print, log: any seterr is seen
+    context = decimal.getcontext()
+    saved.append(context.prec)
+    context.prec += 1
+    try:
+        import scipy.special
+        saved.append(scipy.special.geterr())
+        scipy.special.seterr(**{k: "warn" if v == "ignore" else "ignore" for k, v in saved[-1].items()})
+    except ImportError:
+        saved.append(None)
+    import faulthandler
+    saved.append(faulthandler.is_enabled())
+    faulthandler.disable()
+    return saved
+
+
+def _quiet(kind, flag) -> None:
+    """NumPy's error callback while perturbed: silent."""
+
+
+def _restore(saved: list) -> None:
+    import decimal
+    import faulthandler
+
+    import numpy as np
+    err, call, mask, prec, special, fault = saved
+    np.seterr(**err)
+    np.seterrcall(call)
+    os.umask(mask)
+    decimal.getcontext().prec = prec
+    if special is not None:
+        import scipy.special
+        scipy.special.seterr(**special)
+    if fault and not faulthandler.is_enabled():
+        faulthandler.enable()

@@ -1,0 +1,46 @@
+"""A host function judged in two worlds (autograder/witness/worlds.py): what differs between
+the process after the calls and a fork of it that did not make them is named; what a valid
+host function does inside a call is not. The cases run in a process of their own
+(tests/worlds_cases.py), as the witness runs a notebook: pytest's own state would be part of
+what the rest of the program could observe here."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def judged():
+    run = subprocess.run([sys.executable, str(ROOT / "tests" / "worlds_cases.py")], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", ["valid_errstate", "valid_catch_warnings", "valid_lookup_table",
+                                  "valid_thread_within", "valid_lazy_import", "valid_debug_log"])
+def test_a_valid_host_function_changes_nothing_observable(judged, case):
+    assert judged[case] == [[], ""]
+
+
+@pytest.mark.parametrize("case, named", [
+    ("umask", "the process's umask (os.umask)"), ("numpy_same_value", "NumPy's error state (np.seterr)"),
+    ("scipy_default", "SciPy's error state (scipy.special.seterr)"),
+    ("decimal_default", "the decimal context (decimal.getcontext())"),
+    ("fault", "faulthandler (faulthandler.enable)"), ("contextvar", "the ContextVar 'cases_calls'"),
+    ("thread_local", "__main__.LOCAL"), ("ctypes_counter", "__main__.COUNT"), ("simple_queue", "__main__.QUEUE"),
+    ("daemon", "threads that outlive the call")])
+def test_an_effect_is_named(judged, case, named):
+    names, output = judged[case]
+    assert any(n.startswith(named) for n in names), names
+    assert output == ""
+
+
+def test_output_is_read_where_it_lands_without_replacing_sys_stdout(judged):
+    names, output = judged["prints_unwatched"]
+    assert names == [] and output.count("called") == 4 and output.count("fd 2") == 4

@@ -1,0 +1,137 @@
+"""Host functions judged in two worlds (autograder/witness/worlds.py), run by
+tests/test_worlds.py in a process of their own, as the witness runs a notebook: JAX, NumPy
+and SciPy imported first, each host function called once before (as the notebook would),
+then judged on four calls. Prints {name: [names of what differs, output]} as JSON."""
+import contextvars
+import ctypes
+import decimal
+import faulthandler
+import functools
+import json
+import logging
+import os
+import queue
+import sys
+import threading
+import warnings
+from contextlib import redirect_stdout
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.special
+
+from autograder.witness import hostcall, worlds
+
+hostcall.install()
+jnp.zeros(1).block_until_ready()
+VAR = contextvars.ContextVar("cases_calls", default=0)
+LOCAL = threading.local()
+COUNT = (ctypes.c_long * 1)()
+QUEUE = queue.SimpleQueue()
+TABLE = {np.dtype(np.float32): np.float32(2)}
+log = logging.getLogger("cases")
+
+
+def double(x):
+    return np.asarray(x) * 2
+
+
+def valid_errstate(x):
+    with np.errstate(all="ignore"):
+        return double(x)
+
+
+def valid_catch_warnings(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return double(x)
+
+
+def valid_lookup_table(x):
+    return np.asarray(x) * TABLE[np.asarray(x).dtype]
+
+
+def valid_thread_within(x):
+    out = np.empty_like(x)
+    t = threading.Thread(target=lambda: out.__setitem__(Ellipsis, double(x)))
+    t.start()
+    t.join()
+    return out
+
+
+def valid_lazy_import(x):
+    import json as _json  # noqa: F401
+    import scipy.special as _special  # noqa: F401
+    return double(x)
+
+
+def valid_debug_log(x):
+    log.debug("called on %s", np.shape(x))
+    return double(x)
+
+
+def umask(x):
+    os.umask(0o077)
+    return double(x)
+
+
+def numpy_same_value(x):
+    np.seterr(all="ignore")   # what the first call left: seen through the perturbation
+    return double(x)
+
+
+def scipy_default(x):
+    scipy.special.seterr(all="ignore")   # SciPy's default value
+    return double(x)
+
+
+def decimal_default(x):
+    decimal.getcontext().prec = 28
+    return double(x)
+
+
+def fault(x):
+    faulthandler.enable()
+    return double(x)
+
+
+def contextvar(x):
+    VAR.set(VAR.get() + 1)
+    return double(x)
+
+
+def thread_local(x):
+    LOCAL.n = getattr(LOCAL, "n", 0) + 1
+    return double(x)
+
+
+def ctypes_counter(x):
+    COUNT[0] += 1
+    return double(x)
+
+
+def simple_queue(x):
+    QUEUE.put(1)
+    return double(x)
+
+
+def daemon(x):
+    threading.Thread(target=threading.Event().wait, args=(5,), daemon=True).start()
+    return double(x)
+
+
+def prints_unwatched(x):
+    if sys.stdout is sys.__stdout__:
+        print("called")
+    os.write(2, b"fd 2\n")
+    return double(x)
+
+
+INPUTS = [np.arange(5, dtype=np.float32), np.linspace(-3, 3, 100).astype(np.float32)]
+found = {}
+for name, host in list(globals().items()):
+    if callable(host) and getattr(host, "__module__", "") == "__main__" and name != "double":
+        with open(os.devnull, "w") as quiet, redirect_stdout(quiet):
+            host(INPUTS[0])   # the notebook called it before
+        found[name] = worlds.effects([functools.partial(host, a) for a in INPUTS + INPUTS])
+json.dump(found, sys.__stdout__)
