@@ -141,8 +141,11 @@ class Walk:
         if type(value) in _PLAIN:
             return []
         extra = list(attributes(value).values())
-        factory = getattr(value, "default_factory", None)
-        return extra + [factory] if factory is not None else extra
+        # only a defaultdict's: getattr on another mapping runs its __getattr__ (traitlets'
+        # Config makes a new entry for any name; a student's class, any code)
+        if isinstance(value, collections.defaultdict) and value.default_factory is not None:
+            extra.append(value.default_factory)
+        return extra
 
 
 def _public_state(value):
