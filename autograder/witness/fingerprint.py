@@ -171,6 +171,9 @@ def _public_state(value):
     return None
 
 
+STATE_TAGS = ("queue of size", "ctypes bytes", "thread-local")   # _public_state's own tuples
+
+
 def _thread_local() -> type:
     import _thread
     return _thread._local

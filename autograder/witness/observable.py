@@ -27,6 +27,7 @@ import contextvars
 import decimal
 import faulthandler
 import gc
+import hashlib
 import locale  # noqa: F401
 import logging  # noqa: F401
 import os
@@ -57,6 +58,7 @@ _NOISE = frozenset({
     "tokenize._all_string_prefixes", "functools._lru_cache_wrapper", "gc.garbage",
 })
 _NOISE_KEYS = frozenset({"__warningregistry__", "__loader__", "__spec__", "__builtins__"})
+_REGISTRY = "__warningregistry__"   # a module's record of the warnings shown from it
 _GRADER = ("autograder", "kernels")   # the grader's own modules: its bookkeeping, never the student's
 
 
@@ -72,6 +74,14 @@ class Deep(fingerprint.Walk):
         if not isinstance(value, fingerprint.ATOMS) and id(value) in self.seen:
             return f"@{id(value)}".encode(), []
         kind = type(value)
+        # a namespace (a dict, the notebook's module): the warnings machinery's bookkeeping aside
+        if kind is dict and _REGISTRY in value:
+            self.seen[id(value)] = (len(self.seen), value)
+            return self._pairs("builtins.dict", {k: v for k, v in value.items() if k != _REGISTRY})
+        if isinstance(value, types.ModuleType) and fingerprint.students(getattr(value, "__name__", None)):
+            self.seen[id(value)] = (len(self.seen), value)
+            return self._pairs(f"student module {value.__name__}",
+                               {k: v for k, v in vars(value).items() if k != _REGISTRY})
         if isinstance(value, type) and not fingerprint.students(value.__module__) and value.__flags__ & (1 << 9):
             self.seen[id(value)] = (len(self.seen), value)   # a Python class of a library: its attributes
             own = {k: v for k, v in vars(value).items() if k not in ("__dict__", "__weakref__", "__doc__")}
@@ -179,3 +189,65 @@ def modules(names) -> dict[str, str]:
     found = {}
     _modules(Deep(BUDGET), found, names)
     return found
+
+
+# ---- naming a difference: the path to the first value that differs ----
+
+_MISSING = object()
+
+
+def root(name: str):
+    """The value a "module.global" name of observe()'s stands for (None: another kind of name,
+    or gone)."""
+    module, _, key = name.rpartition(".")
+    while module and module not in sys.modules:
+        module, _, rest = module.rpartition(".")
+        key = f"{rest}.{key}"
+    space = getattr(sys.modules.get(module), "__dict__", None) if module else None
+    value = space.get(key, _MISSING) if isinstance(space, dict) else _MISSING
+    return None if value is _MISSING or value is None else value
+
+
+def trace(value, limit: int = 200_000) -> list[list[str]]:
+    """The Deep walk of `value` as [path, token digest] in visit order, at most `limit`
+    objects: two worlds' traces first differ at the value that differs."""
+    walk, out, stack = Deep(limit), [], [("", value)]
+    while stack and walk.budget > 0:
+        path, v = stack.pop()
+        walk.budget -= 1
+        try:
+            token, children = walk._visit(v)
+        except Exception:
+            token, children = b"unreadable", []
+        out.append([path, hashlib.blake2b(token, digest_size=8).hexdigest()])
+        stack.extend(reversed(list(zip(_labels(path, v, token, children), children))))
+    return out
+
+
+def _labels(path: str, value, token: bytes, children: list) -> list[str]:
+    """How each of `children` (of Walk._visit) is reached from `value`, as Python would write it."""
+    if isinstance(value, dict) or token.startswith((b"student module", b"student class", b"object ",
+                                                    b"library object", b"class ")):
+        pairs = [(children[i], children[i + 1]) for i in range(0, len(children) - 1, 2)]
+        keyed = isinstance(value, dict)
+        out = []
+        for k, _ in pairs:
+            out += [f"{path} (a key)", f"{path}[{k!r}]" if keyed or not isinstance(k, str) else f"{path}.{k}"]
+        return out + [f"{path}/{i}" for i in range(len(out), len(children))]
+    if b"with public state" in token:   # its state, then its attributes
+        return [path] + [f"{path}/{i}" for i in range(1, len(children))]
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in fingerprint.STATE_TAGS:
+        return [f"{path} ({value[0]})", path]
+    if isinstance(value, (list, tuple)):
+        return [f"{path}[{i}]" for i in range(len(children))]
+    if isinstance(value, types.MethodType):
+        return [f"{path}.__self__", f"{path}.__func__"]
+    return [f"{path}/{i}" for i in range(len(children))]
+
+
+def first_difference(name: str, theirs: list, ours: list) -> str:
+    """`name` with the path to the first value whose token differs between two traces."""
+    for a, b in zip(theirs, ours):
+        if a != b:
+            return f"{name}{(a if a[0] == b[0] else b)[0]}"
+    return name

@@ -29,6 +29,7 @@ import random
 import select
 import signal
 import stat
+import struct
 import sys
 import threading
 import time
@@ -50,9 +51,10 @@ _IN_PLACE = ("threading", "concurrent.futures.thread")
 
 def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     """Run each of `calls` (no arguments: a host function bound to its inputs) in this
-    process and compare with a fork of it that does not: (the names of what differs, what
-    the calls wrote to file descriptors 1 and 2). Raises RuntimeError when the fork's
-    observation does not arrive in `seconds`."""
+    process and compare with a fork of it that does not: (the names of what differs, each
+    module global's with the path to the first value that differs, what the calls wrote to
+    file descriptors 1 and 2). Raises RuntimeError when the fork does not answer in
+    `seconds`."""
     saved = _perturb()
     try:
         _flush()
@@ -60,69 +62,88 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         before = observable.modules(_IN_PLACE)
         alive = {t.ident for t in threading.enumerate()}
         seed = random.getstate()   # the child puts it back: random's at-fork hook reseeds it there
-        r, w = os.pipe()
+        up_r, up_w = os.pipe()       # child -> this process
+        down_r, down_w = os.pipe()   # this process -> child
         with warnings.catch_warnings():   # JAX's at-fork warning: the child runs no JAX
             warnings.simplefilter("ignore")
             pid = os.fork()
         if pid == 0:
             random.setstate(seed)
-            _child(r, w, present)
-        os.close(w)
+            _child(up_w, down_r, present, closing=(up_r, down_w))
+        os.close(up_w)
+        os.close(down_r)
+        mine = {up_r, down_w}
         try:
+            deadline = time.monotonic() + seconds
             output = _run(calls)
-            ours = observable.observe(present, skip={r})
-            theirs = _receive(r, pid, seconds)
+            ours = observable.observe(present, skip=mine)
+            theirs = _receive(up_r, deadline)
+            forked = tuple(f"{m}." for m in _IN_PLACE)
+            names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k])
+            names += sorted(k for k in theirs if k not in ours and not k.startswith(forked))
+            traced = [n for n in names if observable.root(n) is not None][:3]
+            _send(down_w, traced)
+            paths = _receive(up_r, deadline) if traced else {}
+            names = [observable.first_difference(n, paths.get(n, []), observable.trace(observable.root(n)))
+                     if n in traced else n for n in names]
         finally:
-            os.close(r)
+            _close(up_r, down_w)
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with suppress(ChildProcessError):
+                os.waitpid(pid, 0)
     finally:
         _restore(saved)
-    forked = tuple(f"{m}." for m in _IN_PLACE)
-    names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k])
-    names += sorted(k for k in theirs if k not in ours and not k.startswith(forked))
     after = observable.modules(_IN_PLACE)
     names += sorted(k for k in after if before.get(k) != after[k])
-    if os.environ.get("WORLDS_DEBUG"):
-        for k in names:
-            print("DIFF", k, theirs.get(k, before.get(k)), ours.get(k, after.get(k)), file=sys.__stderr__)
     started = [t.name for t in threading.enumerate() if t.ident not in alive]
     if started:
         names.append(f"threads that outlive the call ({', '.join(started[:3])})")
     return names, output
 
 
-def _child(r: int, w: int, present: list) -> None:
+def _child(up: int, down: int, present: list, closing) -> None:
+    """The world where the calls are not made: observe, send, then trace what is asked."""
     code = 1
     try:
-        os.close(r)
-        data = json.dumps(observable.observe(present, skip={w})).encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(w, view):]
+        _close(*closing)
+        _send(up, observable.observe(present, skip={up, down}))
+        asked = _receive(down, time.monotonic() + SECONDS)
+        _send(up, {n: observable.trace(observable.root(n)) for n in asked})
         code = 0
     finally:
         os._exit(code)
 
 
-def _receive(r: int, pid: int, seconds: float) -> dict:
-    chunks, deadline = [], time.monotonic() + seconds
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([r], [], [], left)[0]:
-                raise RuntimeError(f"the copy of the process without the calls was not observed in {seconds:.0f} s")
-            chunk = os.read(r, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
+def _close(*fds) -> None:
+    for fd in fds:
         with suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        with suppress(ChildProcessError):
-            os.waitpid(pid, 0)
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        raise RuntimeError("the copy of the process without the calls could not observe itself") from None
+            os.close(fd)
+
+
+def _send(fd: int, value) -> None:
+    data = json.dumps(value).encode()
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _receive(fd: int, deadline: float):
+    """One message of _send's from `fd`, by `deadline`."""
+    def read(n: int) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise RuntimeError(f"the copy of the process without the calls did not answer in {SECONDS:.0f} s")
+            chunk = os.read(fd, min(n - got, 1 << 20))
+            if not chunk:
+                raise RuntimeError("the copy of the process without the calls ended without answering")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    (size,) = struct.unpack("<Q", read(8))
+    return json.loads(read(size))
 
 
 def _flush() -> None:

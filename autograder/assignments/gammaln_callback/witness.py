@@ -87,6 +87,8 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
                 host = functools.partial(student_call, flat)
                 host.student = student
                 writable_and_read_only(purity, host, operands)
+            # what the rest of the program could observe: three calls on varied operands
+            purity.worlds([student_call(flat, *(np.asarray(o) * k for o in operands)) for k in (1, -1, 0.5)])
     return HostPurity(callbacks=count, calls=purity.calls, values=[])
 
 

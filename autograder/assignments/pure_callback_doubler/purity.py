@@ -6,7 +6,8 @@ import numpy as np
 from autograder.shared import checks
 
 _VIA = {"direct": "when the grader called it directly", "eager": "when JAX ran it for pure_callback_doubler",
-        "jit": "when JAX ran it for jax.jit(pure_callback_doubler)"}
+        "jit": "when JAX ran it for jax.jit(pure_callback_doubler)",
+        "worlds": "when the grader compared the process after calling it with a copy where it was not called"}
 
 
 def expect_silent(calls):
