@@ -77,9 +77,14 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
             deadline = time.monotonic() + seconds
             output = _run(calls)
             ours = observable.observe(present, skip=mine)
+            # threads of the notebook's own (a progress bar's monitor) change state by themselves:
+            # what changes again with no call made is theirs, not the calls'
+            busy = [t for t in threading.enumerate() if t.ident in alive and t is not threading.current_thread()]
+            again = observable.observe(present, skip=mine) if busy else ours
             theirs = _receive(up_r, deadline)
             forked = tuple(f"{m}." for m in _IN_PLACE)
-            names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k])
+            names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k]
+                           and again.get(k) == ours[k])
             names += sorted(k for k in theirs if k not in ours and not k.startswith(forked))
             traced = [n for n in names if observable.root(n) is not None][:3]
             _send(down_w, traced)
