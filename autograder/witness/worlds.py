@@ -6,9 +6,10 @@ world where the host function does not run; it observes itself at once
 (autograder/witness/observable.py) and sends its digests back. This process, the world where
 it runs, makes the calls, then observes itself the same way. Both start from one memory
 image, so anything that differs is what the calls did, and each difference is named in one
-phrase ("the process's Umask (/proc/self/status)"). Before the fork, the settings a host
-function could write are perturbed (`_perturbed`), so that one that writes the value the
-state already holds (the notebook called it before) is seen; they are put back after.
+phrase ("the process's umask (os.umask)", "__main__.STATS['calls']"). Before the fork, the
+settings a host function could write are perturbed (`_perturb`), so that one that writes the
+value the state already holds (the notebook called it before) is seen; they are put back
+after.
 
 The calls run in this process, whose pid, streams and descriptors are the notebook's own
 run's: sys.stdout is not replaced; only file descriptors 1 and 2 are pointed, for the
@@ -31,6 +32,7 @@ import signal
 import stat
 import struct
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -175,12 +177,12 @@ def _run(calls) -> str:
                 reader = threading.Thread(target=_drain, args=(rd, got), daemon=True)
                 reader.start()
                 readers.append((reader, rd))
+                os.dup2(wr, fd)
+                os.close(wr)
             else:
-                import tempfile
                 wr = os.open(tempfile.gettempdir(), os.O_TMPFILE | os.O_RDWR, 0o600)
                 sinks.append((wr, got))
-            os.dup2(wr, fd)
-            os.close(wr) if fifo else None
+                os.dup2(wr, fd)
         with warnings.catch_warnings(record=True):   # warnings are the warning system's, not output
             warnings.simplefilter("always")
             for call in calls:
@@ -223,12 +225,10 @@ def _perturb() -> list:
     context = decimal.getcontext()
     saved.append(context.prec)
     context.prec += 1
-    try:
-        import scipy.special
-        saved.append(scipy.special.geterr())
-        scipy.special.seterr(**{k: "warn" if v == "ignore" else "ignore" for k, v in saved[-1].items()})
-    except ImportError:
-        saved.append(None)
+    special = sys.modules.get("scipy.special")   # never imported here (0.8 s): read where it is
+    saved.append(special.geterr() if special is not None else None)
+    if special is not None:
+        special.seterr(**{k: "warn" if v == "ignore" else "ignore" for k, v in saved[-1].items()})
     import faulthandler
     saved.append(faulthandler.is_enabled())
     faulthandler.disable()
@@ -250,7 +250,6 @@ def _restore(saved: list) -> None:
     os.umask(mask)
     decimal.getcontext().prec = prec
     if special is not None:
-        import scipy.special
-        scipy.special.seterr(**special)
+        sys.modules["scipy.special"].seterr(**special)
     if fault and not faulthandler.is_enabled():
         faulthandler.enable()
