@@ -23,7 +23,8 @@ def judged():
 
 
 @pytest.mark.parametrize("case", ["valid_errstate", "valid_catch_warnings", "valid_lookup_table",
-                                  "valid_thread_within", "valid_lazy_import", "valid_debug_log"])
+                                  "valid_thread_within", "valid_lazy_import", "valid_debug_log",
+                                  "valid_library_cache"])
 def test_a_valid_host_function_changes_nothing_observable(judged, case):
     assert judged[case] == [[], ""]
 

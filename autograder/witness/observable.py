@@ -26,6 +26,7 @@ import atexit
 import contextvars
 import decimal
 import faulthandler
+import functools
 import gc
 import hashlib
 import locale  # noqa: F401
@@ -37,6 +38,7 @@ import signal
 import socket  # noqa: F401
 import stat
 import sys
+import threading
 import types
 import warnings  # noqa: F401
 from contextlib import suppress
@@ -45,7 +47,8 @@ from autograder.witness import fingerprint, hostcall, purity
 
 BUDGET = 3_000_000   # objects visited in all: the whole reach of a process with JAX, SciPy and a notebook
 
-# Caches that change as code runs and that no result depends on: the regular expression and
+# Caches that change as code runs and that no result depends on (a library's lru_caches are
+# walked by what they wrap, see Deep): the regular expression and
 # source line caches, the warnings machinery's own bookkeeping (catch_warnings and
 # np.errstate inside a host function are valid), each logger's cache of enabled levels, the
 # import system's caches; the thread machinery's bookkeeping (threads alive are compared).
@@ -86,6 +89,15 @@ class Deep(fingerprint.Walk):
             self.seen[id(value)] = (len(self.seen), value)   # a Python class of a library: its attributes
             own = {k: v for k, v in vars(value).items() if k not in ("__dict__", "__weakref__", "__doc__")}
             return self._pairs(f"class {value.__module__}.{value.__qualname__}", own)
+        wrapped = value.__wrapped__ if isinstance(value, functools._lru_cache_wrapper) else None
+        if wrapped is not None and not fingerprint.students(getattr(wrapped, "__module__", None)):
+            # a library's memoization (JAX's, matplotlib's lru_caches): its statistics are no one's state
+            self.seen[id(value)] = (len(self.seen), value)
+            return f"cache {kind.__qualname__}".encode(), [wrapped]
+        if isinstance(value, threading.Thread):   # its ids are the process's: a fork has its own
+            self.seen[id(value)] = (len(self.seen), value)
+            own = {k: v for k, v in fingerprint.attributes(value).items() if k not in ("_ident", "_native_id")}
+            return self._pairs(f"thread {kind.__qualname__}", own)
         if (kind.__module__.partition(".")[0] in fingerprint.LIBRARIES or kind.__module__ in ("logging",)) \
                 and not isinstance(value, (type, types.ModuleType, types.FunctionType)) \
                 and fingerprint._public_state(value) is None:
@@ -226,6 +238,8 @@ def trace(value, limit: int = 200_000) -> list[list[str]]:
 
 def _labels(path: str, value, token: bytes, children: list) -> list[str]:
     """How each of `children` (of Walk._visit) is reached from `value`, as Python would write it."""
+    if b"with public state" in token:   # its state, then its attributes
+        return [path] + [f"{path}/{i}" for i in range(1, len(children))]
     if isinstance(value, dict) or token.startswith((b"student module", b"student class", b"object ",
                                                     b"library object", b"class ")):
         pairs = [(children[i], children[i + 1]) for i in range(0, len(children) - 1, 2)]
@@ -234,8 +248,6 @@ def _labels(path: str, value, token: bytes, children: list) -> list[str]:
         for k, _ in pairs:
             out += [f"{path} (a key)", f"{path}[{k!r}]" if keyed or not isinstance(k, str) else f"{path}.{k}"]
         return out + [f"{path}/{i}" for i in range(len(out), len(children))]
-    if b"with public state" in token:   # its state, then its attributes
-        return [path] + [f"{path}/{i}" for i in range(1, len(children))]
     if isinstance(value, tuple) and len(value) == 2 and value[0] in fingerprint.STATE_TAGS:
         return [f"{path} ({value[0]})", path]
     if isinstance(value, (list, tuple)):

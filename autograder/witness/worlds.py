@@ -1,26 +1,24 @@
 """A host function judged by what the rest of the program could observe (issue 48): a world
 where it ran against one where it did not.
 
-`effects(calls)` forks this process (the witness, after the notebook ran): the child is the
-world where the host function does not run; it observes itself at once
-(autograder/witness/observable.py) and sends its digests back. This process, the world where
-it runs, makes the calls, then observes itself the same way. Both start from one memory
-image, so anything that differs is what the calls did, and each difference is named in one
-phrase ("the process's umask (os.umask)", "__main__.STATS['calls']"). Before the fork, the
-settings a host function could write are perturbed (`_perturb`), so that one that writes the
-value the state already holds (the notebook called it before) is seen; they are put back
-after.
+`effects(calls)` forks this process (the witness, after the notebook ran) twice: before the
+calls, a world where the host function does not run, and after them, a world where it
+did. Each observes itself at once (autograder/witness/observable.py) and sends its digests
+back. Both are copies of one process made the same way, so what a fork changes by itself
+(at-fork hooks: random's reseed, which the child undoes, matplotlib's font cache, the
+thread bookkeeping) is alike in both, and anything that differs is what the calls did. Each
+difference is named in one phrase ("the process's umask (os.umask)", or for a module
+global the path to the first value that differs: "__main__.STATS['calls']"). The first world
+observes itself while the calls run, on the other core. Before the first fork, the settings
+a host function could write are perturbed (`_perturb`), so that one that writes the value
+the state already holds (the notebook called it before) is seen; they are put back after.
 
 The calls run in this process, whose pid, streams and descriptors are the notebook's own
 run's: sys.stdout is not replaced; only file descriptors 1 and 2 are pointed, for the
 calls, at fresh pipes of the same kind, read where the output lands, and Python's buffers
-are flushed into them (as the process's end would). Only the forking thread survives in the
-child, which runs no JAX: it only reads its memory.
-
-What the child cannot show by itself: a fork rebuilds the thread machinery's bookkeeping
-(threading's, concurrent.futures'), so that is compared in this process, before the calls
-against after them, with the threads started and still alive; and it reseeds Python's
-random module (its own at-fork hook), so the child puts the state back first.
+are flushed into them (as the process's end would). Threads the calls started and left
+running are seen here. Only the forking thread survives in a child, which runs no JAX: it
+only reads its memory.
 """
 from __future__ import annotations
 
@@ -46,24 +44,60 @@ SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # otter assign's run of the master) the kernel's threads change state beside the calls, and
 # the comparison is not made: the grader's run always makes it.
 ALONE = False
-# Compared in this process, before against after: a fork rebuilds the thread machinery's
-# bookkeeping in the child itself (threading's, and concurrent.futures' queues of its threads).
-_IN_PLACE = ("threading", "concurrent.futures.thread")
-
-
 def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     """Run each of `calls` (no arguments: a host function bound to its inputs) in this
-    process and compare with a fork of it that does not: (the names of what differs, each
-    module global's with the path to the first value that differs, what the calls wrote to
-    file descriptors 1 and 2). Raises RuntimeError when the fork does not answer in
-    `seconds`."""
+    process, between two forks of it, one before the calls and one after them, and compare
+    what the two observe of themselves: (the names of what differs, each module global's
+    with the path to the first value that differs, what the calls wrote to file descriptors
+    1 and 2). Raises RuntimeError when a fork does not answer in `seconds`."""
     saved = _perturb()
     try:
         _flush()
         present = sorted(sys.modules)   # what a call imports is walked in neither world
-        before = observable.modules(_IN_PLACE)
         alive = {t.ident for t in threading.enumerate()}
-        seed = random.getstate()   # the child puts it back: random's at-fork hook reseeds it there
+        deadline = time.monotonic() + seconds
+        without = _World(present, ())          # observes itself while the calls run here
+        try:
+            output = _run(calls)
+            with_calls = _World(present, without.fds)
+            try:
+                names = _differences(without.answer(deadline), with_calls.answer(deadline), present, alive)
+                traced = [n for n in names if observable.root(n) is not None][:3]
+                if traced:
+                    before, after = without.traces(traced, deadline), with_calls.traces(traced, deadline)
+                    names = [observable.first_difference(n, before.get(n, []), after.get(n, []))
+                             if n in traced else n for n in names]
+            finally:
+                with_calls.close()
+        finally:
+            without.close()
+    finally:
+        _restore(saved)
+    started = [t.name for t in threading.enumerate() if t.ident not in alive]
+    if started:
+        names.append(f"threads that outlive the call ({', '.join(started[:3])})")
+    return names, output
+
+
+def _differences(before: dict, after: dict, present: list, alive: set) -> list[str]:
+    """The names whose digests differ between the two worlds, but those that the notebook's
+    own threads (a progress bar's monitor) change by themselves: with such threads alive,
+    this process is observed twice, and what changes again with no call made is theirs."""
+    names = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    if names and any(t.ident in alive and t is not threading.current_thread() for t in threading.enumerate()):
+        once, again = observable.observe(present), observable.observe(present)
+        names = [n for n in names if once.get(n) == again.get(n)]
+    return names
+
+
+class _World:
+    """A fork of this process as it is now: it observes itself at once and answers two
+    questions, its digests (`answer`) and the traces of the names asked (`traces`). A fork's
+    own changes (random's reseed, which the child undoes; matplotlib's font cache; the
+    thread bookkeeping) are alike in both worlds, which are forked the same way."""
+
+    def __init__(self, present: list, others: tuple):
+        seed = random.getstate()   # random's at-fork hook reseeds the child: it puts this back
         up_r, up_w = os.pipe()       # child -> this process
         down_r, down_w = os.pipe()   # this process -> child
         with warnings.catch_warnings():   # JAX's at-fork warning: the child runs no JAX
@@ -71,46 +105,27 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
             pid = os.fork()
         if pid == 0:
             random.setstate(seed)
-            _child(up_w, down_r, present, closing=(up_r, down_w))
-        os.close(up_w)
-        os.close(down_r)
-        mine = {up_r, down_w}
-        try:
-            deadline = time.monotonic() + seconds
-            output = _run(calls)
-            ours = observable.observe(present, skip=mine)
-            # threads of the notebook's own (a progress bar's monitor) change state by themselves:
-            # what changes again with no call made is theirs, not the calls'
-            busy = [t for t in threading.enumerate() if t.ident in alive and t is not threading.current_thread()]
-            again = observable.observe(present, skip=mine) if busy else ours
-            theirs = _receive(up_r, deadline)
-            forked = tuple(f"{m}." for m in _IN_PLACE)
-            names = sorted(k for k in ours if not k.startswith(forked) and theirs.get(k) != ours[k]
-                           and again.get(k) == ours[k])
-            names += sorted(k for k in theirs if k not in ours and not k.startswith(forked))
-            traced = [n for n in names if observable.root(n) is not None][:3]
-            _send(down_w, traced)
-            paths = _receive(up_r, deadline) if traced else {}
-            names = [observable.first_difference(n, paths.get(n, []), observable.trace(observable.root(n)))
-                     if n in traced else n for n in names]
-        finally:
-            _close(up_r, down_w)
-            with suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-    finally:
-        _restore(saved)
-    after = observable.modules(_IN_PLACE)
-    names += sorted(k for k in after if before.get(k) != after[k])
-    started = [t.name for t in threading.enumerate() if t.ident not in alive]
-    if started:
-        names.append(f"threads that outlive the call ({', '.join(started[:3])})")
-    return names, output
+            _child(up_w, down_r, present, closing=(up_r, down_w, *others))
+        _close(up_w, down_r)
+        self.pid, self.fds = pid, (up_r, down_w)
+
+    def answer(self, deadline: float) -> dict:
+        return _receive(self.fds[0], deadline)
+
+    def traces(self, names: list, deadline: float) -> dict:
+        _send(self.fds[1], names)
+        return _receive(self.fds[0], deadline)
+
+    def close(self) -> None:
+        _close(*self.fds)
+        with suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
 
 
 def _child(up: int, down: int, present: list, closing) -> None:
-    """The world where the calls are not made: observe, send, then trace what is asked."""
+    """A world: observe, send, then trace the names asked (none: the pipe closes)."""
     code = 1
     try:
         _close(*closing)
