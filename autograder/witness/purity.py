@@ -111,6 +111,12 @@ def _leaves(result) -> list:
     return tree_util.tree_leaves(result)
 
 
+# The two-worlds record of each set of host functions, by their ids (the functions kept, so
+# that an id stays theirs): the comparison costs a second or two, and the purity tests of one
+# grading ask about the same host functions more than once.
+_WORLDS: dict[tuple, tuple[list, PurityCall]] = {}
+
+
 class Purity:
     """Each call of a host function observed on its own: its output at file-descriptor
     level, the files it opened, the processes and sockets it started, what it did to the
@@ -170,22 +176,28 @@ class Purity:
                                    "it keeps, a cache's or a shared output buffer)")
                 self.kept[i] = (earlier, leaf, leaf.copy())   # said once
 
-    def worlds(self, calls) -> None:
+    def worlds(self, calls, students) -> None:
         """`calls` (a host function bound to inputs) made in this process and compared with a
         fork of it that does not make them (autograder/witness/worlds.py), recorded as one
         PurityCall via "worlds": what differs as `changed`, what landed on fds 1 and 2 as
         `output`; a comparison that could not be made as an effect. Only in the witness
-        (worlds.ALONE)."""
+        (worlds.ALONE), and once per grading for the host functions `students` (the
+        student's own functions the calls make): a later question reuses the record."""
         from autograder.witness import worlds
         if not worlds.ALONE:
             return
-        try:
-            names, output = worlds.effects(calls)
-            effects = []
-        except RuntimeError as exc:
-            names, output, effects = [], "", [f"comparison: could not be compared with a world where it did not run ({exc})"]
-        self.calls.append(PurityCall(via="worlds", output=output, files=[], events=[], changed=names, added=[],
-                                     removed=[], files_added=[], files_removed=[], effects=effects))
+        key = tuple(sorted(id(f) for f in students))
+        if key not in _WORLDS:
+            try:
+                names, output = worlds.effects(calls)
+                effects = []
+            except RuntimeError as exc:
+                names, output = [], ""
+                effects = [f"comparison: could not be compared with a world where it did not run ({exc})"]
+            _WORLDS[key] = (list(students), PurityCall(
+                via="worlds", output=output, files=[], events=[], changed=names, added=[], removed=[],
+                files_added=[], files_removed=[], effects=effects))
+        self.calls.append(_WORLDS[key][1])
 
     def effect(self, index: int, effect: str) -> None:
         """Add `effect` to the call number `index`."""

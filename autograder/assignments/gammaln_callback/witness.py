@@ -73,7 +73,7 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
     one writable array, once on a read-only copy and once on other values (writable_and_read_only).
     Pass __notebook__ as `namespace`. An evidence.HostPurity (its values are left empty)."""
     example = np.asarray(example)
-    purity, done, count = Purity(namespace), [], 0
+    purity, done, count, varied = Purity(namespace), [], 0, []
     for fn in fns:
         for eqn, operands in _callbacks(fn, example):
             count += 1
@@ -87,8 +87,9 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
                 host = functools.partial(student_call, flat)
                 host.student = student
                 writable_and_read_only(purity, host, operands)
-            # what the rest of the program could observe: three calls on varied operands
-            purity.worlds([student_call(flat, *(np.asarray(o) * k for o in operands)) for k in (1, -1, 0.5)])
+            varied += [student_call(flat, *(np.asarray(o) * k for o in operands)) for k in (1, -1, 0.5)]
+    # what the rest of the program could observe: every host function, three calls each on varied operands
+    purity.worlds(varied, done)
     return HostPurity(callbacks=count, calls=purity.calls, values=[])
 
 

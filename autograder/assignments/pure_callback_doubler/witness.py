@@ -97,5 +97,5 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> HostPur
                     pass
     writable_and_read_only(purity, host, inputs)
     # what the rest of the program could observe: every NumPy input twice, as JAX hands them over
-    purity.worlds([host(a) for a in inputs + inputs if isinstance(a, np.ndarray)])
+    purity.worlds([host(a) for a in inputs + inputs if isinstance(a, np.ndarray)], [host.student])
     return HostPurity(callbacks=count, calls=purity.calls, values=values)
