@@ -58,7 +58,7 @@ _NOISE = frozenset({
     "sys.last_traceback", "threading._active", "threading._limbo", "threading._counter",
     "threading._shutdown_locks", "threading._dangling", "threading._active_limbo_lock",
     "importlib._bootstrap._module_locks", "importlib._bootstrap._blocking_on", "abc._abc_registry",
-    "tokenize._all_string_prefixes", "functools._lru_cache_wrapper", "gc.garbage",
+    "tokenize._all_string_prefixes", "gc.garbage",
 })
 _NOISE_KEYS = frozenset({"__warningregistry__", "__loader__", "__spec__", "__builtins__"})
 _REGISTRY = "__warningregistry__"   # a module's record of the warnings shown from it
