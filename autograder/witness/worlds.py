@@ -53,6 +53,7 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     saved = _perturb()
     try:
         _flush()
+        tempfile.gettempdir()   # its first call writes and removes a probe file: never in a world
         present = sorted(sys.modules)   # what a call imports is walked in neither world
         alive = {t.ident for t in threading.enumerate()}
         deadline = time.monotonic() + seconds
