@@ -68,6 +68,14 @@ def sources_phrase(origin: Origin, calls: list[Call]) -> str:
     return f"computed in JAX ({', '.join(origin.math)}) from {where}" if origin.math else f"{where}, only moved"
 
 
+def which(s: Structure, k: int, names=None) -> str:
+    """Output `k` of `s` in words: names(s, k) where a test names its outputs, else "the
+    output" (the only one) or "output k"."""
+    if names is not None:
+        return names(s, k)
+    return "the output" if len(s.outputs) == 1 else f"output {k}"
+
+
 def output_from(pick: Callable[[Call], bool], name: str, outputs: tuple[int, ...] | None = None) -> Rule:
     """Each output (or those of `outputs`) is, in every element, the output of custom_calls that
     `pick` accepts, only moved (reshaped, transposed, sliced, broadcast): no math beside them."""
@@ -77,8 +85,7 @@ def output_from(pick: Callable[[Call], bool], name: str, outputs: tuple[int, ...
             return f"{name} is not in the program"
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not origin.moved_from(allowed):
-                which = "the output" if len(s.outputs) == 1 else f"output {k}"
-                return f"{which} is not the output of {name}: it is {sources_phrase(origin, s.calls)}"
+                return f"{which(s, k)} is not the output of {name}: it is {sources_phrase(origin, s.calls)}"
         return ""
     return rule
 
@@ -115,9 +122,8 @@ def in_place(outputs: tuple[int, ...] | None = None, names=None, *, source: int 
         src = dims(s.inputs[source])
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not empty(s, k):
-                which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
                 found = placement.misplaced(pieces(origin, f"input:{source}"), dims(s.results[k]), src,
-                                            "your input", None if perm is None else perm(s, k), which)
+                                            "your input", None if perm is None else perm(s, k), which(s, k, names))
                 if found:
                     return found
         return ""
@@ -168,7 +174,8 @@ class _ShapeFree:
     def _id(self, key: tuple) -> int:
         return self._ids.setdefault(key, len(self._ids))
 
-    def calls(self, s: Structure) -> list[int]:
+    def calls(self, s: Structure) -> dict[int, int]:
+        """Each call's number: {call index: what it is}."""
         done: dict[int, int] = {}
         for root in range(len(s.calls)):
             stack, open_ = [(root, False)], set()
@@ -188,7 +195,7 @@ class _ShapeFree:
                 done[i] = self._id(("call", c.target, c.kind, c.side_effect, attributes,
                                     tuple(self.value(s, o, done) for o in operands)))
                 open_.discard(i)
-        return [done[i] for i in range(len(s.calls))]
+        return done
 
     def value(self, s: Structure, origin: Origin, called: dict[int, int]) -> int:
         parts = set()
@@ -211,7 +218,7 @@ def same_as(base: Structure, base_label: str, *, outputs: tuple[int, ...] | None
     named by expect_every itself."""
     table = _ShapeFree()
     base_calls = table.calls(base)
-    want = [table.value(base, o, dict(enumerate(base_calls))) for o in base.outputs]
+    want = [table.value(base, o, base_calls) for o in base.outputs]
 
     def rule(s: Structure) -> str:
         if base.refused or empty(s):
@@ -224,14 +231,13 @@ def same_as(base: Structure, base_label: str, *, outputs: tuple[int, ...] | None
             b = k if base_output is None else base_output
             if (outputs is not None and k not in outputs) or empty(s, k) or b >= len(want):
                 continue
-            if table.value(s, origin, dict(enumerate(calls))) != want[b]:
-                which = names(s, k) if names else "the output" if len(s.outputs) == 1 else f"output {k}"
+            if table.value(s, origin, calls) != want[b]:
                 got, had = sources_phrase(origin, s.calls), sources_phrase(base.outputs[b], base.calls)
                 if got != had:
-                    return f"{which} is {got}, where at {base_label} it is {had}"
+                    return f"{which(s, k, names)} is {got}, where at {base_label} it is {had}"
                 break
         else:
-            if base_output is not None or set(calls) == set(base_calls):
+            if base_output is not None or set(calls.values()) == set(base_calls.values()):
                 return ""
         return f"the operands of its custom_calls are computed otherwise than at {base_label}"
     return rule

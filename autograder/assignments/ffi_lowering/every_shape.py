@@ -66,8 +66,8 @@ def _outputs_from_kernel(s: Structure) -> str:
     allowed = {i for i, c in enumerate(s.calls) if kernel(c)}
     for k, origin in enumerate(s.outputs):
         if not origin.moved_from(allowed):
-            which = "the output" if len(s.outputs) == 1 else f"output {k}"
-            return f"{which} is not the output of a custom_call to rms_norm: it is {proofs.sources_phrase(origin, s.calls)}"
+            return (f"{proofs.which(s, k)} is not the output of a custom_call to rms_norm: it is "
+                    f"{proofs.sources_phrase(origin, s.calls)}")
     return ""
 
 

@@ -80,12 +80,6 @@ def lowered(ask, fn, at, *, what, hint):
 
 # ---- the rules (each: a Structure -> "" or what is wrong) ----
 
-def _which(s, k, names=None):
-    if names is not None:
-        return names(s, k)
-    return "the output" if len(s.outputs) == 1 else f"output {k}"
-
-
 def _rank(s):
     """The rank of the program's first input ("tensor<2x3xf32>": 2)."""
     return len(evidence.dims(s.inputs[0])) if s.inputs else 0
@@ -137,7 +131,7 @@ def output_of_pure(outputs=None, names=None):
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not proofs.empty(s, k) and (
                     not _has_pure(s, origin) or not set(origin.math) <= GUARDS):
-                return (f"{_which(s, k, names)} is not the output of a pure_callback: it is "
+                return (f"{proofs.which(s, k, names)} is not the output of a pure_callback: it is "
                         f"{proofs.sources_phrase(origin, s.calls)}")
         return ""
     return rule
@@ -152,7 +146,7 @@ def from_pure(outputs=None, names=None):
     def rule(s):
         for k, origin in enumerate(s.outputs):
             if (outputs is None or k in outputs) and not proofs.empty(s, k) and not _has_pure(s, origin):
-                return (f"{_which(s, k, names)} does not come from a pure_callback: it is "
+                return (f"{proofs.which(s, k, names)} does not come from a pure_callback: it is "
                         f"{proofs.sources_phrase(origin, s.calls)}")
         return ""
     return rule
