@@ -10,6 +10,7 @@ their data, which changes as they cache.
 """
 from __future__ import annotations
 
+import _thread
 import collections
 import functools
 import hashlib
@@ -177,22 +178,17 @@ def _public_state(value):
     kind = type(value)
     if kind.__module__ in ("_queue", "queue") and hasattr(value, "qsize"):   # SimpleQueue keeps its items in C
         return "queue of size", value.qsize()
-    if isinstance(value, _thread_local()):   # what it holds for this thread
-        return "thread-local", dict(_thread_local().__getattribute__(value, "__dict__"))
+    if isinstance(value, _thread._local):   # what it holds for this thread
+        return "thread-local", dict(_thread._local.__getattribute__(value, "__dict__"))
     if _ctypes_data(value):   # a ctypes array, structure or number: its bytes
         return "ctypes bytes", bytes(memoryview(value).cast("B"))
-    info = getattr(type(value), "cache_info", None)
-    if type(value).__module__ == "functools" and callable(info):
+    info = getattr(kind, "cache_info", None)
+    if kind.__module__ == "functools" and callable(info):
         return tuple(value.cache_info())
     return None
 
 
 STATE_TAGS = ("queue of size", "ctypes bytes", "thread-local")   # _public_state's own tuples
-
-
-def _thread_local() -> type:
-    import _thread
-    return _thread._local
 
 
 def _ctypes_data(value) -> bool:

@@ -72,7 +72,8 @@ def python_files(path) -> bool:
     return any(path.startswith(r + os.sep) for r in roots)
 
 
-def _flush() -> None:
+def flush() -> None:
+    """Python's stream buffers written through to their descriptors."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         with suppress(Exception):
             stream.flush()
@@ -85,7 +86,7 @@ def _captured_fds():
     (a host function that prints only when its output is not captured sees no capture):
     the output is read where it lands."""
     sink = TemporaryFile()
-    _flush()
+    flush()
     saved = [dup(1), dup(2)]
     dup2(sink.fileno(), 1)
     dup2(sink.fileno(), 2)
@@ -101,7 +102,7 @@ def _captured_fds():
                 stack.enter_context(redirect)
             yield out
     finally:
-        _flush()
+        flush()
         dup2(saved[0], 1)
         dup2(saved[1], 2)
         for fd in saved:

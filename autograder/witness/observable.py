@@ -196,12 +196,6 @@ def observe(modules, skip=()) -> dict[str, str]:
     return found
 
 
-def modules(names) -> dict[str, str]:
-    """observe()'s digests of the globals of the modules `names` only."""
-    found = {}
-    _modules(Deep(BUDGET), found, names)
-    return found
-
 
 # ---- naming a difference: the path to the first value that differs ----
 

@@ -177,8 +177,8 @@ class Purity:
                 self.kept[i] = (earlier, leaf, leaf.copy())   # said once
 
     def worlds(self, calls, students) -> None:
-        """`calls` (a host function bound to inputs) made in this process and compared with a
-        fork of it that does not make them (autograder/witness/worlds.py), recorded as one
+        """`calls` (a host function bound to inputs) made in this process between two forks of
+        it, one before and one after, which are compared (autograder/witness/worlds.py), recorded as one
         PurityCall via "worlds": what differs as `changed`, what landed on fds 1 and 2 as
         `output`; a comparison that could not be made as an effect. Only in the witness
         (worlds.ALONE), and once per grading for the host functions `students` (the

@@ -22,13 +22,11 @@ only reads its memory.
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import select
 import signal
 import stat
-import struct
 import sys
 import tempfile
 import threading
@@ -36,7 +34,8 @@ import time
 import warnings
 from contextlib import suppress
 
-from autograder.witness import observable
+from autograder.shared import wire
+from autograder.witness import hostcall, observable
 
 SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # Set by the witness before any student code runs (its guard keeps it so): there the process
@@ -44,6 +43,8 @@ SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # otter assign's run of the master) the kernel's threads change state beside the calls, and
 # the comparison is not made: the grader's run always makes it.
 ALONE = False
+
+
 def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     """Run each of `calls` (no arguments: a host function bound to its inputs) in this
     process, between two forks of it, one before the calls and one after them, and compare
@@ -52,14 +53,14 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     1 and 2). Raises RuntimeError when a fork does not answer in `seconds`."""
     saved = _perturb()
     try:
-        _flush()
+        hostcall.flush()
         tempfile.gettempdir()   # its first call writes and removes a probe file: never in a world
         present = sorted(sys.modules)   # what a call imports is walked in neither world
         alive = {t.ident for t in threading.enumerate()}
-        deadline = time.monotonic() + seconds
         without = _World(present, ())          # observes itself while the calls run here
         try:
             output = _run(calls)
+            deadline = time.monotonic() + seconds   # the worlds' time, not the student's calls'
             with_calls = _World(present, without.fds)
             try:
                 names = _differences(without.answer(deadline), with_calls.answer(deadline), present, alive)
@@ -114,7 +115,7 @@ class _World:
         return _receive(self.fds[0], deadline)
 
     def traces(self, names: list, deadline: float) -> dict:
-        _send(self.fds[1], names)
+        _send(self.fds[1], {"names": names})
         return _receive(self.fds[0], deadline)
 
     def close(self) -> None:
@@ -131,7 +132,7 @@ def _child(up: int, down: int, present: list, closing) -> None:
     try:
         _close(*closing)
         _send(up, observable.observe(present, skip={up, down}))
-        asked = _receive(down, time.monotonic() + SECONDS)
+        asked = _receive(down, time.monotonic() + SECONDS)["names"]
         _send(up, {n: observable.trace(observable.root(n)) for n in asked})
         code = 0
     finally:
@@ -144,35 +145,31 @@ def _close(*fds) -> None:
             os.close(fd)
 
 
-def _send(fd: int, value) -> None:
-    data = json.dumps(value).encode()
-    view = memoryview(struct.pack("<Q", len(data)) + data)
+def _send(fd: int, message: dict) -> None:
+    """`message` framed as every pipe of the grader's (shared/wire.py)."""
+    view = memoryview(wire.frame(message))
     while view:
         view = view[os.write(fd, view):]
 
 
-def _receive(fd: int, deadline: float):
-    """One message of _send's from `fd`, by `deadline`."""
+def _receive(fd: int, deadline: float) -> dict:
+    """The next message of _send's from `fd`, by `deadline` (RuntimeError past it)."""
     def read(n: int) -> bytes:
         chunks, got = [], 0
         while got < n:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise RuntimeError(f"the copy of the process without the calls did not answer in {SECONDS:.0f} s")
+                raise RuntimeError(f"a copy of the process did not answer in {SECONDS:.0f} s")
             chunk = os.read(fd, min(n - got, 1 << 20))
             if not chunk:
-                raise RuntimeError("the copy of the process without the calls ended without answering")
+                break
             chunks.append(chunk)
             got += len(chunk)
         return b"".join(chunks)
-    (size,) = struct.unpack("<Q", read(8))
-    return json.loads(read(size))
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        with suppress(Exception):
-            stream.flush()
+    try:
+        return wire.receive(read, None)
+    except wire.WireError as exc:
+        raise RuntimeError(f"a copy of the process ended without answering ({exc})") from None
 
 
 def _run(calls) -> str:
@@ -204,7 +201,7 @@ def _run(calls) -> str:
             for call in calls:
                 with suppress(BaseException):   # what it raises is the other tests' business
                     call()
-        _flush()
+        hostcall.flush()
     finally:
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
