@@ -8,7 +8,7 @@
 #
 #   make image / make lab-image   (the host's CA bundle goes in as the `pip_ca` BuildKit secret)
 ARG BASE_IMAGE=debian:trixie-slim
-FROM ${BASE_IMAGE} AS grader
+FROM ${BASE_IMAGE} AS system
 
 ENV DEBIAN_FRONTEND=noninteractive \
     LANG=C.UTF-8 LC_ALL=C.UTF-8 \
@@ -29,6 +29,20 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/* \
  && ln -s "$(command -v clang++)" /usr/local/bin/g++
 
+# The witness's walk of a process in C (autograder/witness/reach.c: the comparison of two
+# worlds, issue 48), built against Python's headers in a stage of its own: the headers and
+# libpython's static library stay out of the grading image. Named by its source's hash,
+# which the witness checks before loading it (autograder/witness/reach.py).
+FROM system AS reach
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3-dev \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*
+COPY autograder/witness/reach.c /tmp/reach.c
+RUN mkdir /out \
+ && clang -O2 -Wall -Werror -shared -fPIC $(python3-config --includes) \
+      -o "/out/_reach-$(sha256sum /tmp/reach.c | cut -c1-16).so" /tmp/reach.c
+
+FROM system AS grader
 # Exact versions of every Python package. Behind a proxy that re-signs TLS the host's
 # CA bundle arrives as a secret mount: it is read here and never stored in a layer.
 # Playwright's driver (158 MB of Node.js) goes: Otter requires nbconvert[webpdf], but PDF
@@ -62,6 +76,7 @@ RUN pip install --no-deps --no-build-isolation /opt/jax-interop/src \
  && JAX_INTEROP_KERNEL_CACHE="$JAX_INTEROP_PREBUILT_KERNELS" python -m kernels.prebuild \
  && chmod -R a+rX,go-w /opt/jax-interop \
  && python -I -m autograder.authoring.bytecode
+COPY --from=reach /out/ /opt/jax-interop/reach/
 
 # ------------------------------------------------------------------------------------
 # The students' image: JupyterLab on top of the grader, so a notebook runs the same code

@@ -7,6 +7,7 @@ import ctypes
 import decimal
 import faulthandler
 import functools
+import itertools
 import json
 import logging
 import os
@@ -20,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.special
 
-from autograder.witness import hostcall, worlds
+from autograder.witness import hostcall, reach, worlds
 
 hostcall.install()
 jnp.zeros(1).block_until_ready()
@@ -30,6 +31,9 @@ COUNT = (ctypes.c_long * 1)()
 QUEUE = queue.SimpleQueue()
 TABLE = {np.dtype(np.float32): np.float32(2)}
 log = logging.getLogger("cases")
+RNG = np.random.default_rng(0)
+TICKETS = itertools.count()
+BOX = [np.float32(1)]
 
 
 def double(x):
@@ -133,6 +137,28 @@ def prints_unwatched(x):
     return double(x)
 
 
+# What the C walk (autograder/witness/reach.c) must hand to Deep or read past the traversal:
+# state held in C, a C type's repr, a NumPy scalar inside a list, a library class's attribute.
+def random_generator(x):
+    RNG.random()
+    return double(x)
+
+
+def count_iterator(x):
+    next(TICKETS)
+    return double(x)
+
+
+def scalar_in_list(x):
+    BOX[0] = np.float32(BOX[0] + 1)
+    return double(x)
+
+
+def library_attribute(x):
+    json.JSONDecoder.calls = getattr(json.JSONDecoder, "calls", 0) + 1
+    return double(x)
+
+
 class Ticker:
     """A notebook's own background thread (a progress bar's monitor) that keeps changing state."""
     ticks = 0
@@ -152,4 +178,5 @@ for name, host in list(globals().items()):
         with open(os.devnull, "w") as quiet, redirect_stdout(quiet):
             host(INPUTS[0])   # the notebook called it before
         found[name] = worlds.effects([functools.partial(host, a) for a in INPUTS + INPUTS])
+found["(walked in C)"] = reach.native is not None
 json.dump(found, sys.__stdout__)

@@ -168,43 +168,48 @@ class Walk:
 def _public_state(value):
     """The state a C-implemented object of the libraries keeps and says through its public
     API (a random generator's state, an lru_cache's statistics), or None."""
+    read = state_reader(type(value))
+    return None if read is None else read(value)
+
+
+def state_reader(kind: type):
+    """How _public_state reads an object of `kind` (None: it does not): by its type alone."""
     import random
-    if isinstance(value, random.Random):
-        return value.getstate()
-    if isinstance(value, np.random.RandomState):
-        return value.get_state(legacy=False)
-    if isinstance(value, (np.random.Generator, np.random.BitGenerator)):
-        return getattr(value, "bit_generator", value).state
-    kind = type(value)
-    if kind.__module__ in ("_queue", "queue") and hasattr(value, "qsize"):   # SimpleQueue keeps its items in C
-        return "queue of size", value.qsize()
-    if isinstance(value, _thread._local):   # what it holds for this thread
-        return "thread-local", dict(_thread._local.__getattribute__(value, "__dict__"))
-    if _ctypes_data(value):   # a ctypes array, structure or number: its bytes
-        return "ctypes bytes", bytes(memoryview(value).cast("B"))
+    if issubclass(kind, random.Random):
+        return lambda value: value.getstate()
+    if issubclass(kind, np.random.RandomState):
+        return lambda value: value.get_state(legacy=False)
+    if issubclass(kind, (np.random.Generator, np.random.BitGenerator)):
+        return lambda value: getattr(value, "bit_generator", value).state
+    if kind.__module__ in ("_queue", "queue") and hasattr(kind, "qsize"):   # SimpleQueue keeps its items in C
+        return lambda value: ("queue of size", value.qsize())
+    if issubclass(kind, _thread._local):   # what it holds for this thread
+        return lambda value: ("thread-local", dict(_thread._local.__getattribute__(value, "__dict__")))
+    if _ctypes_type(kind):   # a ctypes array, structure or number: its bytes
+        return lambda value: ("ctypes bytes", bytes(memoryview(value).cast("B")))
     info = getattr(kind, "cache_info", None)
     if kind.__module__ == "functools" and callable(info):
-        return tuple(value.cache_info())
+        return lambda value: tuple(value.cache_info())
     return None
 
 
 STATE_TAGS = ("queue of size", "ctypes bytes", "thread-local")   # _public_state's own tuples
 
 
-def _ctypes_data(value) -> bool:
+def _ctypes_type(kind: type) -> bool:
     ctypes = sys.modules.get("ctypes")
-    return ctypes is not None and isinstance(value, ctypes._SimpleCData.__mro__[1])
+    return ctypes is not None and issubclass(kind, ctypes._SimpleCData.__mro__[1])
 
 
 # C types of the standard library whose repr says their state (itertools.count(3)); other
 # reprs are left out: object.__repr__ says only the identity, already in the token.
-_REPR_MODULES = frozenset({"itertools", "collections", "_collections", "functools", "operator", "builtins",
+REPR_MODULES = frozenset({"itertools", "collections", "_collections", "functools", "operator", "builtins",
                            "array", "decimal", "fractions", "datetime"})
 
 
 def _c_repr(value) -> str:
     kind = type(value)
-    if kind.__module__ not in _REPR_MODULES or kind.__repr__ is object.__repr__:
+    if kind.__module__ not in REPR_MODULES or kind.__repr__ is object.__repr__:
         return ""
     try:
         return repr(value)[:300]

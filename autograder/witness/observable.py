@@ -43,7 +43,7 @@ import types
 import warnings  # noqa: F401
 from contextlib import suppress
 
-from autograder.witness import fingerprint, hostcall, purity
+from autograder.witness import fingerprint, hostcall, purity, reach
 
 BUDGET = 3_000_000   # objects visited in all: the whole reach of a process with JAX, SciPy and a notebook
 
@@ -109,20 +109,55 @@ class Deep(fingerprint.Walk):
         return super()._visit(value)
 
 
-def _modules(walk: Deep, found: dict, names) -> None:
+MODULE = "the globals of module "   # observe()'s name of one module's digest (the C walk's)
+
+
+def _spaces(names) -> dict[str, tuple[dict, set]]:
+    """Each module observe() compares: its namespace and the names in it left out."""
+    found = {}
     for name in sorted(names):
         module = sys.modules.get(name)
         if not isinstance(module, types.ModuleType) or name.partition(".")[0] in _GRADER:
             continue
-        try:
-            space = dict(vars(module))
-        except TypeError:
-            continue
-        for key, value in space.items():
-            where = f"{name}.{key}"
-            if key in _NOISE_KEYS or where in _NOISE or isinstance(value, types.ModuleType):
-                continue
-            found[where] = walk.digest(value).hex()
+        space = getattr(module, "__dict__", None)
+        if isinstance(space, dict):
+            noise = {k for k in space if f"{name}.{k}" in _NOISE} if name in _NOISY else set()
+            found[name] = (space, _NOISE_KEYS | noise)
+    return found
+
+
+_NOISY = frozenset(n.rpartition(".")[0] for n in _NOISE)   # the modules _NOISE names globals of
+
+
+def _globals(names) -> dict:
+    """Every module global observe() compares, by its "module.global" name, in order."""
+    found = {}
+    for name, (space, leave_out) in _spaces(names).items():
+        for key, value in list(space.items()):
+            if key not in leave_out and not isinstance(value, types.ModuleType):
+                found[f"{name}.{key}"] = value
+    return found
+
+
+def _modules(walk: Deep, found: dict, names, key: bytes | None) -> None:
+    """The modules' digests: one per module by the C walk under `key` where it is built (a
+    first pass: `confirm` decides), else one per global by Deep."""
+    if key is None or reach.native is None:
+        found.update((where, walk.digest(value).hex()) for where, value in _globals(names).items())
+        return
+    spaces = _spaces(names)
+    students = {n for n in names if fingerprint.students(n)}
+    digests, left = reach.namespaces([s for s, _ in spaces.values()], [set(o) for _, o in spaces.values()], key,
+                                     students, walk._visit, walk.budget)
+    walk.budget = left
+    found.update((MODULE + name, f"{d:016x}") for name, d in zip(spaces, digests))
+
+
+def confirm(modules: list[str]) -> dict[str, str]:
+    """Deep's digest of each global of the `modules` (observe()'s), in one walk: what decides
+    which globals changed where the C walk found a module changed."""
+    walk = Deep(BUDGET)
+    return {where: walk.digest(value).hex() for where, value in _globals(modules).items()}
 
 
 def _context(walk: Deep, found: dict) -> None:
@@ -177,11 +212,12 @@ def _fds() -> list[tuple[int, int]]:
     return found
 
 
-def observe(modules, skip=()) -> dict[str, str]:
+def observe(modules, skip=(), key: bytes | None = None) -> dict[str, str]:
     """Everything the rest of the program could observe, by name (the module docstring), of
     the modules named `modules` (those of both worlds: one a call imports is a cache, walked
     in neither, so that the others are walked alike), the descriptors in `skip` (the
-    grader's own) aside."""
+    grader's own) aside. With `key` (16 random bytes, the same in both worlds), module
+    globals are digested by the C walk (autograder/witness/reach.py), which `confirm` checks."""
     gc.collect()   # what is garbage in one world and not yet collected in the other is not state
     walk, found = Deep(BUDGET), {}
     special = sys.modules.get("scipy.special")
@@ -191,7 +227,7 @@ def observe(modules, skip=()) -> dict[str, str]:
     found.update({name: fingerprint.fingerprint(value) for name, value in purity._settings().items()})
     _context(walk, found)
     _process(found, skip)
-    _modules(walk, found, modules)
+    _modules(walk, found, modules, key)
     found["(everything reached)"] = "budget spent" if walk.budget <= 0 else ""
     return found
 

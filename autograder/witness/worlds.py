@@ -9,7 +9,7 @@ back. Both are copies of one process made the same way, so what a fork changes b
 thread bookkeeping) is alike in both, and anything that differs is what the calls did. Each
 difference is named in one phrase ("the process's umask (os.umask)", or for a module
 global the path to the first value that differs: "__main__.STATS['calls']"). The first world
-observes itself while the calls run, on the other core. Before the first fork, the settings
+observes itself while the calls run. Before the first fork, the settings
 a host function could write are perturbed (`_perturb`), so that one that writes the value
 the state already holds (the notebook called it before) is seen; they are put back after.
 
@@ -19,9 +19,14 @@ calls, at fresh pipes of the same kind, read where the output lands, and Python'
 are flushed into them (as the process's end would). Threads the calls started and left
 running are seen here. Only the forking thread survives in a child, which runs no JAX: it
 only reads its memory.
+
+Module globals are compared in two passes: each world digests every module's reach in C
+(autograder/witness/reach.py: a fraction of a second); only if a module differs do both walk
+every module again with observable.Deep, whose differences are the verdict (`_confirmed`).
 """
 from __future__ import annotations
 
+import gc
 import os
 import random
 import select
@@ -57,16 +62,28 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         tempfile.gettempdir()   # its first call writes and removes a probe file: never in a world
         present = sorted(sys.modules)   # what a call imports is walked in neither world
         alive = {t.ident for t in threading.enumerate()}
-        without = _World(present, ())          # observes itself while the calls run here
+        key = os.urandom(16)   # the C walk's hash key: the same in both worlds, unknown to the notebook
+        # The objects alive now are left out of the collector's passes until the second fork:
+        # a world's collection then reads (and copies) only what is newer
+        frozen = gc.get_freeze_count() == 0
+        if frozen:
+            gc.freeze()
+        without = _World(present, (), key)          # observes itself while the calls run here
         try:
             output = _run(calls)
             deadline = time.monotonic() + seconds   # the worlds' time, not the student's calls'
-            with_calls = _World(present, without.fds)
+            with_calls = _World(present, without.fds, key)
+            if frozen:
+                gc.unfreeze()
+                frozen = False
             try:
-                names = _differences(without.answer(deadline), with_calls.answer(deadline), present, alive)
+                before, after = without.answer(deadline), with_calls.answer(deadline)
+                names = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+                names = _confirmed(names, present, (without, with_calls), deadline)
+                names = _not_theirs(names, present, alive)
                 traced = [n for n in names if observable.root(n) is not None][:3]
                 if traced:
-                    before, after = without.traces(traced, deadline), with_calls.traces(traced, deadline)
+                    before, after = without.ask("trace", traced, deadline), with_calls.ask("trace", traced, deadline)
                     names = [observable.first_difference(n, before.get(n, []), after.get(n, []))
                              if n in traced else n for n in names]
             finally:
@@ -74,6 +91,8 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         finally:
             without.close()
     finally:
+        if frozen:
+            gc.unfreeze()
         _restore(saved)
     started = [t.name for t in threading.enumerate() if t.ident not in alive]
     if started:
@@ -81,11 +100,22 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
     return names, output
 
 
-def _differences(before: dict, after: dict, present: list, alive: set) -> list[str]:
-    """The names whose digests differ between the two worlds, but those that the notebook's
-    own threads (a progress bar's monitor) change by themselves: with such threads alive,
-    this process is observed twice, and what changes again with no call made is theirs."""
-    names = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+def _confirmed(names: list[str], present: list, worlds, deadline: float) -> list[str]:
+    """`names`, where the C walk found modules changed (observable.MODULE), with those
+    replaced by the globals whose Deep walks differ: Deep walks every module again in both
+    `worlds`, as the C walk did, so that it decides exactly as if it had walked alone (the C
+    walk reads more, so it may meet an object first by another module than Deep would)."""
+    if not any(n.startswith(observable.MODULE) for n in names):
+        return names
+    before, after = (world.ask("confirm", present, deadline) for world in worlds)
+    changed = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]
+    return sorted([n for n in names if not n.startswith(observable.MODULE)] + changed)
+
+
+def _not_theirs(names: list[str], present: list, alive: set) -> list[str]:
+    """`names` but those that the notebook's own threads (a progress bar's monitor) change by
+    themselves: with such threads alive, this process is observed twice (by Deep, global by
+    global), and what changes again with no call made is theirs."""
     if names and any(t.ident in alive and t is not threading.current_thread() for t in threading.enumerate()):
         once, again = observable.observe(present), observable.observe(present)
         names = [n for n in names if once.get(n) == again.get(n)]
@@ -94,11 +124,11 @@ def _differences(before: dict, after: dict, present: list, alive: set) -> list[s
 
 class _World:
     """A fork of this process as it is now: it observes itself at once and answers two
-    questions, its digests (`answer`) and the traces of the names asked (`traces`). A fork's
+    questions: its digests (`answer`), then Deep's digests or traces of the names asked (`ask`). A fork's
     own changes (random's reseed, which the child undoes; matplotlib's font cache; the
     thread bookkeeping) are alike in both worlds, which are forked the same way."""
 
-    def __init__(self, present: list, others: tuple):
+    def __init__(self, present: list, others: tuple, key: bytes):
         seed = random.getstate()   # random's at-fork hook reseeds the child: it puts this back
         up_r, up_w = os.pipe()       # child -> this process
         down_r, down_w = os.pipe()   # this process -> child
@@ -107,15 +137,16 @@ class _World:
             pid = os.fork()
         if pid == 0:
             random.setstate(seed)
-            _child(up_w, down_r, present, closing=(up_r, down_w, *others))
+            _child(up_w, down_r, present, key, closing=(up_r, down_w, *others))
         _close(up_w, down_r)
         self.pid, self.fds = pid, (up_r, down_w)
 
     def answer(self, deadline: float) -> dict:
         return _receive(self.fds[0], deadline)
 
-    def traces(self, names: list, deadline: float) -> dict:
-        _send(self.fds[1], {"names": names})
+    def ask(self, what: str, names: list, deadline: float) -> dict:
+        """observable.confirm's or observable.trace's answer for `names` ("confirm", "trace")."""
+        _send(self.fds[1], {"ask": what, "names": names})
         return _receive(self.fds[0], deadline)
 
     def close(self) -> None:
@@ -126,14 +157,21 @@ class _World:
             os.waitpid(self.pid, 0)
 
 
-def _child(up: int, down: int, present: list, closing) -> None:
-    """A world: observe, send, then trace the names asked (none: the pipe closes)."""
+def _child(up: int, down: int, present: list, key: bytes, closing) -> None:
+    """A world: observe, send, then answer what is asked until the pipe closes."""
     code = 1
     try:
         _close(*closing)
-        _send(up, observable.observe(present, skip={up, down}))
-        asked = _receive(down, time.monotonic() + SECONDS)["names"]
-        _send(up, {n: observable.trace(observable.root(n)) for n in asked})
+        _send(up, observable.observe(present, skip={up, down}, key=key))
+        while True:
+            try:
+                asked = _receive(down, time.monotonic() + SECONDS)
+            except RuntimeError:   # the pipe closed: nothing more to answer
+                break
+            if asked["ask"] == "confirm":
+                _send(up, observable.confirm(asked["names"]))
+            else:
+                _send(up, {n: observable.trace(observable.root(n)) for n in asked["names"]})
         code = 0
     finally:
         os._exit(code)
