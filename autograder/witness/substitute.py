@@ -60,20 +60,38 @@ def _overwritten(result, where=True):
     return result
 
 
-def _is_key(x, keys: np.ndarray, nan: bool):
-    """Whether each of `x` (float64) is one of `keys` (sorted, without repeats; NaN last when
-    `nan`): a binary search, linear in x however many keys."""
-    if keys.size == 0:
-        return np.zeros(np.shape(x), bool)
-    hit = keys[np.minimum(np.searchsorted(keys, x), keys.size - 1)] == x
-    return hit | np.isnan(x) if nan else hit
+class Keys:
+    """The values a keyed poison answers to: those of the grader's own inputs (`arrays`), as
+    float64. A call on one of those very arrays (a host function that hands its input to
+    SciPy whole: the common case, a million values at the largest) is answered by one
+    comparison; any other by a binary search in the values sorted (once, when first
+    needed), linear in the call's size however many keys."""
+
+    def __init__(self, arrays: list[np.ndarray]):
+        self._arrays = [a.astype(np.float64).ravel() for a in arrays]
+        self._sorted = None
+        self._nan = any(bool(np.isnan(a).any()) for a in self._arrays)
+
+    def contains(self, x) -> np.ndarray:
+        """Whether each element of `x` is one of the keys (NaN matching NaN)."""
+        x = np.asarray(x, np.float64)
+        flat = x.ravel()
+        if any(a.size == flat.size and np.array_equal(a, flat, equal_nan=True) for a in self._arrays):
+            return np.ones(x.shape, bool)
+        if self._sorted is None:
+            self._sorted = np.unique(np.concatenate(self._arrays)) if self._arrays else np.zeros(0)
+        keys = self._sorted
+        if keys.size == 0:
+            return np.zeros(x.shape, bool)
+        hit = keys[np.minimum(np.searchsorted(keys, x), keys.size - 1)] == x
+        return hit | np.isnan(x) if self._nan else hit
 
 
-def _keyed(args, kwargs, keys, nan: bool):
+def _keyed(args, kwargs, keys):
     """Where a ufunc call's output elements are poisoned: everywhere without `keys`; with
-    `keys` (a sorted float64 array of the grader's own input values), only the elements whose
-    input (a one-input ufunc's, broadcast as the call broadcasts it) is one of them, NaN
-    matching NaN; `where=` narrows it further."""
+    `keys` (Keys: the grader's own input values), only the elements whose input (a
+    one-input ufunc's, broadcast as the call broadcasts it) is one of them, NaN matching NaN;
+    `where=` narrows it further."""
     where = kwargs.get("where", True)
     if keys is None or not args:
         return where
@@ -81,7 +99,7 @@ def _keyed(args, kwargs, keys, nan: bool):
         x = np.asarray(args[0], dtype=np.float64)
     except (TypeError, ValueError):   # complex or object input: everywhere, as without keys
         return where
-    hit = _is_key(x, keys, nan)
+    hit = keys.contains(x)
     return hit & where if where is not True else hit
 
 
@@ -97,13 +115,12 @@ class PoisonUfunc:
     poisoned. Attributes (nin, nout, types, __name__, ...) are the original's, and
     isinstance(it, np.ufunc) holds (its __class__); type() and id() still tell it apart (see
     docs/verdicts.md)."""
-    __slots__ = ("_real", "_keys", "_nan")
+    __slots__ = ("_real", "_keys")
 
-    def __init__(self, real: np.ufunc, keys=None):
-        """`keys`: None, or keys_of's sorted float64 values without repeats."""
+    def __init__(self, real: np.ufunc, keys: Keys | None = None):
+        """`keys`: None, or keys_of's Keys."""
         object.__setattr__(self, "_real", real)
         object.__setattr__(self, "_keys", keys)
-        object.__setattr__(self, "_nan", keys is not None and keys.size > 0 and bool(np.isnan(keys[-1])))
 
     @property
     def __class__(self):   # isinstance(poisoned, np.ufunc), as the original
@@ -112,9 +129,9 @@ class PoisonUfunc:
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and isinstance(args[0], (float, np.floating)):   # np.vectorize's element
             result = self._real(args[0])
-            hit = self._keys is None or bool(_is_key(np.float64(args[0]), self._keys, self._nan))
+            hit = self._keys is None or bool(self._keys.contains(np.float64(args[0])))
             return _overwritten(result) if hit else result
-        where = _keyed(args, kwargs, self._keys, self._nan) if self._real.nin == 1 else kwargs.get("where", True)
+        where = _keyed(args, kwargs, self._keys) if self._real.nin == 1 else kwargs.get("where", True)
         return _overwritten(self._real(*args, **kwargs), where)
 
     def outer(self, *args, **kwargs):
@@ -151,15 +168,10 @@ def poison_for(original, keys=None):
     return PoisonUfunc(original, keys) if type(original) is np.ufunc else _poison_function
 
 
-def keys_of(arrays) -> np.ndarray:
+def keys_of(arrays) -> Keys:
     """The keys of a keyed poison: every value of `arrays` (the grader's own inputs, as a
-    callback's operands), as a sorted float64 array without repeats."""
-    parts = []
-    for a in arrays:
-        a = np.asarray(a)
-        if a.dtype.kind in "fiub":
-            parts.append(a.astype(np.float64).ravel())
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0)
+    callback's operands)."""
+    return Keys([np.asarray(a) for a in arrays if np.asarray(a).dtype.kind in "fiub"])
 
 
 @contextlib.contextmanager
