@@ -31,11 +31,15 @@ def test_named_functions_are_replaced_wherever_they_are_referenced():
             self.fn = sps.gammaln
     obj, slotted = Holder(), Slotted()
     with_args = functools.partial(lambda f, a: f(a), sps.gammaln)
-    vectorized = np.vectorize(sps.gammaln)
-    vectorized(np.ones(2))          # caches a ufunc made from the function
+    # with otypes, np.vectorize caches a ufunc made from the function; `read` has its
+    # attributes in a dict of their own (vars), which is then what holds the function
+    vectorized, read = (np.vectorize(sps.gammaln, otypes=[np.float64]) for _ in range(2))
+    vectorized(np.ones(2))
+    read(np.ones(2))
+    assert vars(read)["pyfunc"] is sps.gammaln
     uses = (lambda a: alias(a), part, with_default, lambda a: holder["inner"][0](a), closure(),
             lambda a: sps.gammaln(a), lambda a: obj.fn(a), lambda a: slotted.fn(a), with_args,
-            vectorized)   # as host functions reach it: globals, cells, defaults, attributes
+            vectorized, read)   # as host functions reach it: globals, cells, defaults, attributes
     one = np.ones(3)
     with substitute.poisoned("scipy.special.gammaln"):
         for use in uses:   # np.vectorize calls it one element at a time

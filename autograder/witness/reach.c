@@ -8,7 +8,7 @@
  * decides. So where it is unsure it reads more (every reference the garbage collector's
  * traversal reports, dict keys and values, an object's attribute dict, addresses where Deep
  * reads a repr), never less, and it hands every type whose state Deep reads through Python
- * (`python(type)` is true: arrays, C-held state such as a random generator's, reprs of the
+ * (`python(type)` says how: arrays, C-held state such as a random generator's, reprs of the
  * standard library's C types) to Deep's own visit (`visit`).
  *
  *   namespaces(spaces, leave_out, key, students, python, visit, budget) -> (digests, visits left)
@@ -145,17 +145,20 @@ typedef struct {
     long budget;
 } Walk;
 
-/* Is `type` one Deep reads through Python? Asked once per type. */
-static int needs_python(Walk *w, PyTypeObject *type) {
+/* How objects of `type` are read (reach.py's `how`): asked once per type. */
+enum { READ_ALL = 0, READ_BY_PYTHON = 1, READ_ATTRIBUTES = 2 };
+
+static int how(Walk *w, PyTypeObject *type) {
     PyObject *known = PyDict_GetItemWithError(w->types, (PyObject *)type);
-    if (known) return known == Py_True;
+    if (known) return (int)PyLong_AsLong(known);
     if (PyErr_Occurred()) return -1;
     PyObject *r = PyObject_CallOneArg(w->python, (PyObject *)type);
     if (!r) return -1;
-    int yes = PyObject_IsTrue(r);
+    long mode = PyLong_AsLong(r);
+    if (mode == -1 && PyErr_Occurred()) { Py_DECREF(r); return -1; }
+    int err = PyDict_SetItem(w->types, (PyObject *)type, r);
     Py_DECREF(r);
-    if (yes < 0 || PyDict_SetItem(w->types, (PyObject *)type, yes ? Py_True : Py_False) < 0) return -1;
-    return yes;
+    return err < 0 ? -1 : (int)mode;
 }
 
 static int is_key(PyObject *k, PyObject *name) {
@@ -278,9 +281,9 @@ static int step(Walk *w, Hash *h, PyObject *o) {
         return 0;
     }
     /* Everything else Deep reads through Python goes to Deep. */
-    int py = needs_python(w, t);
-    if (py < 0) return -1;
-    if (py) {   /* Deep's own visit: (token, children) */
+    int mode = how(w, t);
+    if (mode < 0) return -1;
+    if (mode == READ_BY_PYTHON) {   /* Deep's own visit: (token, children) */
         PyObject *r = PyObject_CallOneArg(w->visit, o);
         if (!r) return -1;
         if (PyList_Append(w->keep, r) < 0) { Py_DECREF(r); return -1; }
@@ -300,7 +303,9 @@ static int step(Walk *w, Hash *h, PyObject *o) {
     }
 
     /* Anything else: its type, its attribute dict (keys too: the traversal below reports
-     * only values), and every reference the garbage collector's traversal reports. */
+     * only values), and every reference the garbage collector's traversal reports; of a
+     * library's object without slots, its attribute dict only, as Deep reads it (the
+     * traversal would go into JAX's caches of compiled programs). */
     word(h, T_OBJECT); word(h, (uintptr_t)t);
     if (PyDict_Check(o) && dict_items(w, h, o, T_DICT, 0) < 0) return -1;   /* a subclass's items */
     Py_ssize_t start = w->stack.n;
@@ -315,7 +320,9 @@ static int step(Walk *w, Hash *h, PyObject *o) {
             traversal.dict = d;
         }
     }
-    if (PyType_IS_GC(t) && t->tp_traverse) {
+    if (mode == READ_ATTRIBUTES) {
+        word(h, T_ATTRS);
+    } else if (PyType_IS_GC(t) && t->tp_traverse) {
         if (t->tp_traverse(o, visit_push, &traversal) < 0) return -1;
     } else {
         word(h, T_LEAF);

@@ -3,7 +3,7 @@ of each module's globals and their whole reach, computed in C (reach.c), several
 than observable.Deep's walk in Python. Deep then compares again, global by global, only the
 modules whose digests differ, and decides: this pass may see more than Deep (a false alarm costs one Deep walk of
 that module), never less, because every type whose state Deep reads through Python is
-handed to Deep's own visit (`needs_python`).
+handed to Deep's own visit (`how`).
 
 The library is built when the image is built (Dockerfile, stage `reach`), named by the hash
 of reach.c; a source that changed since (a checkout mounted over the image's) finds no
@@ -47,22 +47,37 @@ def _load():
 native = _load()
 
 
-def needs_python(kind: type) -> bool:
-    """Does Deep read objects of `kind` through Python, so that the C walk must ask it?
-    Objects the garbage collector cannot traverse (arrays, NumPy scalars, capsules), state
-    kept in C that only an API says (a random generator, a queue's size, ctypes bytes,
-    threading.local), the standard library's C types whose repr says their state
-    (itertools.count(3)), modules, and what Deep reads with a filter (threads, a library's
-    lru_cache)."""
-    if not kind.__flags__ & _HAVE_GC or issubclass(kind, (fingerprint.ATOMS, types.ModuleType)):
-        return True
-    if issubclass(kind, (threading.Thread, functools._lru_cache_wrapper, np.ndarray, bytearray, memoryview)):
-        return True
-    if fingerprint.state_reader(kind) is not None:
-        return True
-    if issubclass(kind, _STRUCTURAL):
-        return False
-    return kind.__module__ in fingerprint.REPR_MODULES and kind.__repr__ is not object.__repr__
+ALL, BY_PYTHON, ATTRIBUTES = 0, 1, 2   # how reach.c reads an object of a type (`how`)
+
+
+def how(kind: type) -> int:
+    """How the C walk reads objects of `kind`: BY_PYTHON, Deep's own visit, where Deep reads
+    them through Python (objects the garbage collector cannot traverse: arrays, NumPy
+    scalars, capsules; state kept in C that only an API says: a random generator, a queue's
+    size, ctypes bytes, threading.local; the standard library's C types whose repr says
+    their state, itertools.count(3); modules; what Deep reads with a filter: threads, a
+    library's lru_cache); ATTRIBUTES, only its attribute dict, for a library's object without
+    slots (Deep reads no more of it; the collector's traversal would go into JAX's caches of
+    compiled programs); else ALL it holds."""
+    if issubclass(kind, (fingerprint.ATOMS, types.ModuleType, threading.Thread, functools._lru_cache_wrapper,
+                         np.ndarray, bytearray, memoryview)) or fingerprint.state_reader(kind) is not None:
+        return BY_PYTHON
+    if issubclass(kind, _STRUCTURAL + (staticmethod, classmethod, types.MappingProxyType)):
+        return ALL
+    if _library(kind) and not issubclass(kind, (list, tuple, dict, set, frozenset)) and not any(
+            "__slots__" in vars(c) for c in kind.__mro__):
+        return ATTRIBUTES
+    if not kind.__flags__ & _HAVE_GC:
+        return BY_PYTHON
+    if kind.__module__ in fingerprint.REPR_MODULES and kind.__repr__ is not object.__repr__:
+        return BY_PYTHON
+    return ALL
+
+
+def _library(kind: type) -> bool:
+    """Is `kind` a library's class (Deep reads its objects' attributes only)?"""
+    module = kind.__module__ if isinstance(kind.__module__, str) else ""
+    return module.partition(".")[0] in fingerprint.LIBRARIES or module == "logging"
 
 
 def namespaces(spaces: list[dict], leave_out: list[set], key: bytes, students: set[str], visit,
@@ -71,9 +86,9 @@ def namespaces(spaces: list[dict], leave_out: list[set], key: bytes, students: s
     again told by its address; in each, the names in its `leave_out` and the entries naming
     a module left out), under `key` (16 random bytes); `students`: the student's module
     names (walked into; others are told by name); `visit(obj) -> (token, children)`: Deep's
-    visit, for the types needs_python names. Returns the digests and the visits left of
+    visit, for the types `how` hands to it. Returns the digests and the visits left of
     `budget`."""
-    return native.namespaces(spaces, leave_out, key, students, needs_python, _safe(visit), budget)
+    return native.namespaces(spaces, leave_out, key, students, how, _safe(visit), budget)
 
 
 def _safe(visit):
