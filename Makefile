@@ -17,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -68,6 +68,9 @@ config-doc:  ## write docs/configuration.md from the typed configuration (autogr
 
 validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.validate $(ASSIGNMENTS)
+
+mutants: image $(NAMES:%=dist/%/.built)  ## mutants of ASSIGNMENT's reference answer graded; survivors in dist/mutants/ (SAMPLE=N: N of them)
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.mutants $(ASSIGNMENT) $(if $(SAMPLE),--sample $(SAMPLE))
 
 bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throughput (prints figures)
 	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)

@@ -1,0 +1,159 @@
+"""Mutants of a reference answer: its source rewritten one change at a time (Python's ast,
+ast.unparse), each change applied to every piece the assignment names (spec.py: the traced
+function, each host function), of five kinds (issue 49):
+
+- values: an operator, a constant or a sign changed in a returned expression;
+- thresholds: each values mutant only past a size or from a rank on, at a ladder of sizes
+  from small to the largest the task covers (a branch a value test at small sizes misses);
+- positions: the result reversed, rolled by one, or its last axis reversed, past a size;
+- provenance: the piece replaced by the same math in JAX or NumPy, everywhere or past a size;
+- effects: a host function given one effect from a library (output, files, state,
+  settings, threads), on every call or only on large ones.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+
+SIZES = (0, 64, 1000, 4096, 65536, 1 << 20)   # "past a size": from small to the largest checked
+RANKS = (3, 4, 5)
+_OPS = {ast.Mult: ast.Add, ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Div: ast.Mult, ast.Pow: ast.Mult}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A function of the answer a mutant changes: `library` is how its code computes
+    (np: a host function, jnp: traced code); `same_math`, the expression in its first
+    argument that computes what the piece computes, for provenance mutants."""
+    name: str
+    library: str
+    same_math: str = ""
+    host: bool = False
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str     # kind/piece/change, unique within an assignment
+    kind: str     # values, thresholds, positions, provenance, effects
+    code: str     # the whole answer, mutated
+    change: str   # what changed, in words
+
+
+# The effects library: one statement each, run by a host function before it returns.
+EFFECTS = {
+    "appends to a global list": "_MUTANT_CALLS.append(1)",
+    "prints": "print('called')",
+    "sets NumPy's error state": "np.seterr(all='ignore')",
+    "changes the umask": "__import__('os').umask(0o022)",
+    "writes a file": "open('mutant.log', 'a').write('x')",
+    "sets an environment variable": "__import__('os').environ.__setitem__('MUTANT', '1')",
+    "draws from Python's random": "__import__('random').random()",
+    "changes the warning filters": "__import__('warnings').simplefilter('ignore')",
+    "starts a thread that outlives the call": (
+        "__import__('threading').Thread(target=__import__('time').sleep, args=(5,), daemon=True).start()"),
+    "counts its calls on itself": "{name}.calls = getattr({name}, 'calls', 0) + 1",
+}
+
+
+def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
+    """Every mutant of `code` (an answer's source) over `pieces`."""
+    tree = ast.parse(code)
+    found: list[Mutant] = []
+    for piece in pieces:
+        fn = _function(tree, piece.name)
+        if fn is None:
+            continue
+        arg = fn.args.args[0].arg if fn.args.args else "x"
+        for label, changed in _values(fn):
+            found.append(_make(tree, piece, "values", f"values/{piece.name}/{label}", changed,
+                               f"{piece.name}: {label}"))
+            for size in SIZES[1:]:
+                guarded = _guard(fn, changed, f"np.size({arg}) > {size}")
+                found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/size>{size}",
+                                   guarded, f"{piece.name}: {label}, above {size:,} elements"))
+            for rank in RANKS:
+                guarded = _guard(fn, changed, f"np.ndim({arg}) >= {rank}")
+                found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/rank>={rank}",
+                                   guarded, f"{piece.name}: {label}, from rank {rank} on"))
+        lib = piece.library
+        moves = {"reversed": f"{lib}.reshape({lib}.ravel(_r)[::-1], {lib}.shape(_r))",
+                 "rolled by one": f"{lib}.reshape({lib}.roll({lib}.ravel(_r), 1), {lib}.shape(_r))",
+                 "last axis reversed": f"({lib}.flip(_r, -1) if {lib}.ndim(_r) else _r)"}
+        for label, move in moves.items():
+            for size in SIZES:
+                moved = _wrap_returns(fn, move)
+                guarded = moved if size == 0 else _guard(fn, moved, f"np.size({arg}) > {size}")
+                found.append(_make(tree, piece, "positions", f"positions/{piece.name}/{label}/size>{size}",
+                                   guarded, f"{piece.name}: result {label}" + (f" above {size:,} elements" if size else "")))
+        if piece.same_math:
+            body = ast.parse(f"return {piece.same_math}").body[0]
+            for size in SIZES:
+                replaced = copy.deepcopy(fn)
+                replaced.body = [body] if size == 0 else [
+                    ast.parse(f"if np.size({arg}) > {size}:\n    return {piece.same_math}").body[0], *fn.body]
+                found.append(_make(tree, piece, "provenance", f"provenance/{piece.name}/size>{size}", replaced,
+                                   f"{piece.name} replaced by {piece.same_math}"
+                                   + (f" above {size:,} elements" if size else "")))
+        if piece.host:
+            for label, statement in EFFECTS.items():
+                for size in (0, 1000):
+                    line = statement.format(name=piece.name)
+                    src = line if size == 0 else f"if np.size({arg}) > {size}:\n    {line}"
+                    effected = copy.deepcopy(fn)
+                    effected.body = [*ast.parse(src).body, *fn.body]
+                    found.append(_make(tree, piece, "effects", f"effects/{piece.name}/{label}/size>{size}",
+                                       effected, f"{piece.name} {label}" + (f" above {size:,} elements" if size else ""),
+                                       preamble="_MUTANT_CALLS = []\n" if "_MUTANT_CALLS" in line else ""))
+    return found
+
+
+def _function(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def _values(fn: ast.FunctionDef):
+    """(label, fn changed) for each operator, constant and sign of its returned expressions."""
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+    for r_index, ret in enumerate(returns):
+        nodes = list(ast.walk(ret.value))
+        for n_index, node in enumerate(nodes):
+            if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+                new = _OPS[type(node.op)]
+                yield (f"{type(node.op).__name__.lower()}->{new.__name__.lower()}",
+                       _edit(fn, r_index, n_index, lambda n, new=new: setattr(n, "op", new())))
+            if isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value not in (0, 1):
+                for label, value in ((f"{node.value}->{node.value + 1}", node.value + 1),
+                                     (f"{node.value}->{-node.value}", -node.value)):
+                    yield label, _edit(fn, r_index, n_index, lambda n, value=value: setattr(n, "value", value))
+        yield "sign", _edit(fn, r_index, None, lambda r: setattr(r, "value", ast.UnaryOp(ast.USub(), r.value)))
+
+
+def _edit(fn: ast.FunctionDef, r_index: int, n_index: int | None, change) -> ast.FunctionDef:
+    fn = copy.deepcopy(fn)
+    ret = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None][r_index]
+    change(ret if n_index is None else list(ast.walk(ret.value))[n_index])
+    return fn
+
+
+def _wrap_returns(fn: ast.FunctionDef, move: str) -> ast.FunctionDef:
+    """Each return value `v` becomes `(lambda _r: move)(v)`."""
+    fn = copy.deepcopy(fn)
+    for ret in [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]:
+        ret.value = ast.Call(ast.parse(f"lambda _r: {move}", mode="eval").body, [ret.value], [])
+    return fn
+
+
+def _guard(fn: ast.FunctionDef, changed: ast.FunctionDef, condition: str) -> ast.FunctionDef:
+    """`changed`'s body when `condition` holds, else `fn`'s."""
+    guarded = copy.deepcopy(fn)
+    test = ast.parse(condition, mode="eval").body
+    guarded.body = [ast.If(test, copy.deepcopy(changed.body), copy.deepcopy(fn.body))]
+    return guarded
+
+
+def _make(tree: ast.Module, piece: Piece, kind: str, name: str, fn: ast.FunctionDef, change: str,
+          preamble: str = "") -> Mutant:
+    module = copy.deepcopy(tree)
+    module.body = [fn if isinstance(n, ast.FunctionDef) and n.name == piece.name else n for n in module.body]
+    return Mutant(name, kind, preamble + ast.unparse(ast.fix_missing_locations(module)) + "\n", change)
