@@ -23,7 +23,7 @@ def built():
 
 def digest(space: dict) -> int:
     walk = observable.Deep(observable.BUDGET)
-    (d,), left = reach.namespaces([space], [set()], KEY, {"__main__"}, walk._visit, walk.budget)
+    (d,), left = reach.namespaces([space], [set()], [], KEY, {"__main__"}, walk._visit, walk.budget)
     assert left > 0
     return d
 
@@ -93,9 +93,9 @@ def test_a_library_module_counts_by_name_a_students_by_its_globals():
 def test_names_left_out_and_modules_do_not_count():
     walk = observable.Deep(observable.BUDGET)
     space = {"kept": 1, "left": 2, "os": os}
-    (before,), _ = reach.namespaces([space], [{"left"}], KEY, set(), walk._visit, walk.budget)
+    (before,), _ = reach.namespaces([space], [{"left"}], [], KEY, set(), walk._visit, walk.budget)
     space["left"] = 3
     space["os"] = types
     walk = observable.Deep(observable.BUDGET)
-    (after,), _ = reach.namespaces([space], [{"left"}], KEY, set(), walk._visit, walk.budget)
+    (after,), _ = reach.namespaces([space], [{"left"}], [], KEY, set(), walk._visit, walk.budget)
     assert before == after

@@ -49,7 +49,8 @@ _events: list[tuple[str, tuple]] = []
 _recording = [False]
 _WATCHED = ("open", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
             "subprocess.Popen", "socket.connect", "socket.bind", "socket.sendto",
-            "os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.truncate", "shutil.")
+            "os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.truncate", "shutil.",
+            "os.putenv", "os.unsetenv")   # an environment variable set, even to the value it holds
 _TOOL = 4  # a sys.monitoring tool id that Python itself does not reserve
 
 

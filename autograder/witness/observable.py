@@ -113,9 +113,12 @@ MODULE = "the globals of module "   # observe()'s name of one module's digest (t
 
 
 def _spaces(names) -> dict[str, tuple[dict, set]]:
-    """Each module observe() compares: its namespace and the names in it left out."""
+    """Each module observe() compares: its namespace and the names in it left out; the
+    student's modules first (the notebook's own among them), so that a value the notebook
+    holds is named by the notebook's global (`__main__.CALLS`), not by a library's path to
+    the notebook's namespace (IPython's shell holds it too)."""
     found = {}
-    for name in sorted(names):
+    for name in sorted(names, key=lambda n: (not fingerprint.students(n), n)):
         module = sys.modules.get(name)
         if not isinstance(module, types.ModuleType) or name.partition(".")[0] in _GRADER:
             continue
@@ -129,10 +132,26 @@ def _spaces(names) -> dict[str, tuple[dict, set]]:
 _NOISY = frozenset(n.rpartition(".")[0] for n in _NOISE)   # the modules _NOISE names globals of
 
 
-def _globals(names) -> dict:
-    """Every module global observe() compares, by its "module.global" name, in order."""
+def _modules_met(spaces: dict) -> list:
+    """Every compared module and its namespace: met before any walk starts, so that one
+    reached through another object (IPython's shell holds the notebook's module and its
+    namespace) is named by address, its globals walked as their own."""
+    return [x for name, (space, _) in spaces.items() for x in (sys.modules[name], space)]
+
+
+def _namespaces_seen(walk: Deep, spaces: dict) -> None:
+    for x in _modules_met(spaces):
+        walk.seen[id(x)] = (len(walk.seen), x)
+
+
+def _globals(names, walk: Deep | None = None) -> dict:
+    """Every module global observe() compares, by its "module.global" name, in order (with
+    `walk`, whose seen the namespaces are added to)."""
     found = {}
-    for name, (space, leave_out) in _spaces(names).items():
+    spaces = _spaces(names)
+    if walk is not None:
+        _namespaces_seen(walk, spaces)
+    for name, (space, leave_out) in spaces.items():
         for key, value in list(space.items()):
             if key not in leave_out and not isinstance(value, types.ModuleType):
                 found[f"{name}.{key}"] = value
@@ -143,12 +162,12 @@ def _modules(walk: Deep, found: dict, names, key: bytes | None) -> None:
     """The modules' digests: one per module by the C walk under `key` where it is built (a
     first pass: `confirm` decides), else one per global by Deep."""
     if key is None or reach.native is None:
-        found.update((where, walk.digest(value).hex()) for where, value in _globals(names).items())
+        found.update((where, walk.digest(value).hex()) for where, value in _globals(names, walk).items())
         return
     spaces = _spaces(names)
     students = {n for n in names if fingerprint.students(n)}
-    digests, left = reach.namespaces([s for s, _ in spaces.values()], [set(o) for _, o in spaces.values()], key,
-                                     students, walk._visit, walk.budget)
+    digests, left = reach.namespaces([s for s, _ in spaces.values()], [set(o) for _, o in spaces.values()],
+                                     _modules_met(spaces), key, students, walk._visit, walk.budget)
     walk.budget = left
     found.update((MODULE + name, f"{d:016x}") for name, d in zip(spaces, digests))
 
@@ -157,7 +176,7 @@ def confirm(modules: list[str]) -> dict[str, str]:
     """Deep's digest of each global of the `modules` (observe()'s), in one walk: what decides
     which globals changed where the C walk found a module changed."""
     walk = Deep(BUDGET)
-    return {where: walk.digest(value).hex() for where, value in _globals(modules).items()}
+    return {where: walk.digest(value).hex() for where, value in _globals(modules, walk).items()}
 
 
 def _context(walk: Deep, found: dict) -> None:
@@ -252,8 +271,10 @@ def root(name: str):
 
 def trace(value, limit: int = 200_000) -> list[list[str]]:
     """The Deep walk of `value` as [path, token digest] in visit order, at most `limit`
-    objects: two worlds' traces first differ at the value that differs."""
+    objects, the modules' namespaces met already (as confirm walks): two worlds' traces
+    first differ at the value that differs."""
     walk, out, stack = Deep(limit), [], [("", value)]
+    _namespaces_seen(walk, _spaces(sorted(sys.modules)))
     while stack and walk.budget > 0:
         path, v = stack.pop()
         walk.budget -= 1

@@ -11,10 +11,11 @@
  * (`python(type)` says how: arrays, C-held state such as a random generator's, reprs of the
  * standard library's C types) to Deep's own visit (`visit`).
  *
- *   namespaces(spaces, leave_out, key, students, python, visit, budget) -> (digests, visits left)
+ *   namespaces(spaces, leave_out, met, key, students, python, visit, budget) -> (digests, visits left)
  *
  * `spaces`: module namespaces (dicts), each with the set of its names `leave_out` (entries
- * naming a module are left out too: a module is walked as a namespace of its own);
+ * naming a module are left out too: a module is walked as a namespace of its own); `met`:
+ * objects told by address wherever they are reached (the modules themselves);
  * `students`: the names of the student's modules (walked into when reached, like their
  * classes; a library's module is told by its name); `key`: 16 bytes.
  *
@@ -348,10 +349,10 @@ static int namespace_items(Walk *w, Hash *h, PyObject *space, PyObject *leave_ou
 }
 
 static PyObject *namespaces(PyObject *self, PyObject *args) {
-    PyObject *spaces, *leave_out, *key, *students, *python, *visit;
+    PyObject *spaces, *leave_out, *met, *key, *students, *python, *visit;
     long budget;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOl", &PyList_Type, &spaces, &PyList_Type, &leave_out, &PyBytes_Type, &key,
-                          &PySet_Type, &students, &python, &visit, &budget))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOl", &PyList_Type, &spaces, &PyList_Type, &leave_out, &PyList_Type, &met,
+                          &PyBytes_Type, &key, &PySet_Type, &students, &python, &visit, &budget))
         return NULL;
     if (PyBytes_GET_SIZE(key) != 16) { PyErr_SetString(PyExc_ValueError, "key: 16 bytes"); return NULL; }
     if (PyList_GET_SIZE(leave_out) != PyList_GET_SIZE(spaces)) { PyErr_SetString(PyExc_ValueError, "one leave_out per space"); return NULL; }
@@ -367,6 +368,14 @@ static PyObject *namespaces(PyObject *self, PyObject *args) {
         !w.seen.slots || !out) { PyErr_NoMemory(); goto done; }
     Py_INCREF(spaces);   /* kept whole while walked */
     Py_INCREF(leave_out);
+    /* every namespace and each object of `met` (the modules) met already: one reached through
+     * another object (IPython's shell holds the notebook's) is told by address, its entries
+     * walked as its own */
+    Py_INCREF(met);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(spaces); i++)
+        if (seen_add(&w.seen, (uintptr_t)PyList_GET_ITEM(spaces, i)) < 0) { PyErr_NoMemory(); goto done_spaces; }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(met); i++)
+        if (seen_add(&w.seen, (uintptr_t)PyList_GET_ITEM(met, i)) < 0) { PyErr_NoMemory(); goto done_spaces; }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(spaces); i++) {
         PyObject *space = PyList_GET_ITEM(spaces, i), *skip = PyList_GET_ITEM(leave_out, i);
         if (!PyDict_Check(space) || !PyAnySet_Check(skip)) { PyErr_SetString(PyExc_TypeError, "a dict and a set"); goto done_spaces; }
@@ -387,6 +396,7 @@ done_spaces:
     if (!result && !PyErr_Occurred()) PyErr_NoMemory();
     Py_DECREF(spaces);
     Py_DECREF(leave_out);
+    Py_DECREF(met);
 done:
     Py_XDECREF(out);
     Py_XDECREF(w.types);
@@ -401,7 +411,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"namespaces", namespaces, METH_VARARGS,
-     "namespaces(spaces, leave_out, key, students, python, visit, budget) -> (digests, visits left)"},
+     "namespaces(spaces, leave_out, met, key, students, python, visit, budget) -> (digests, visits left)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_reach", NULL, -1, methods};

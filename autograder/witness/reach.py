@@ -80,15 +80,15 @@ def _library(kind: type) -> bool:
     return module.partition(".")[0] in fingerprint.LIBRARIES or module == "logging"
 
 
-def namespaces(spaces: list[dict], leave_out: list[set], key: bytes, students: set[str], visit,
+def namespaces(spaces: list[dict], leave_out: list[set], met: list, key: bytes, students: set[str], visit,
                budget: int) -> tuple[list[int], int]:
     """The digest of each of the module namespaces `spaces` (walked in order, an object met
-    again told by its address; in each, the names in its `leave_out` and the entries naming
-    a module left out), under `key` (16 random bytes); `students`: the student's module
-    names (walked into; others are told by name); `visit(obj) -> (token, children)`: Deep's
-    visit, for the types `how` hands to it. Returns the digests and the visits left of
-    `budget`."""
-    return native.namespaces(spaces, leave_out, key, students, how, _safe(visit), budget)
+    again told by its address, those of `met` from the start; in each, the names in its
+    `leave_out` and the entries naming a module left out), under `key` (16 random bytes);
+    `students`: the student's module names (walked into; others are told by name);
+    `visit(obj) -> (token, children)`: Deep's visit, for the types `how` hands to it.
+    Returns the digests and the visits left of `budget`."""
+    return native.namespaces(spaces, leave_out, met, key, students, how, _safe(visit), budget)
 
 
 def _safe(visit):

@@ -104,7 +104,8 @@ _SENTENCES = {
     "made": lambda what, kind: (
         f"Your host function creates or removes files ({what}) {_ON}; {_PURE}: it does no I/O."),
     "events": lambda what, kind: (
-        f"Your host function starts processes, opens sockets or removes files ({what}) {_ON}; {_PURE}."),
+        f"Your host function starts processes, opens sockets, removes files or sets environment variables ({what}) "
+        f"{_ON}; {_PURE}."),
 }
 
 

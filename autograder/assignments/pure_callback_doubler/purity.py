@@ -60,8 +60,8 @@ _SENTENCES = {
         f"Your host function created or removed files ({what}) {via}; a pure callback does no I/O (use io_callback "
         "for side effects)."),
     "events": lambda what, via: (
-        f"Your host function started processes, opened sockets or removed files ({what}); a pure callback has no "
-        "side effects."),
+        f"Your host function started processes, opened sockets, removed files or set environment variables ({what}); "
+        "a pure callback has no side effects."),
     "file descriptors": lambda what, via: (
         f"Your host function writes to a file on every call: it {what} ({via}); a pure callback does no I/O, "
         "through a logging handler or a file opened beforehand neither (use io_callback for side effects)."),

@@ -66,7 +66,7 @@ def call_result(value) -> CallResult:
                       value=value if isinstance(value, (jax.Array, np.ndarray)) else None)
 
 
-def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> HostPurity:
+def host_purity(fn: Callable, example, inputs: list, namespace: dict, larger=()) -> HostPurity:
     """Find the one callback of make_jaxpr(fn)(example), as host_calls does; call its host
     function directly on each of `inputs`, then run fn and jax.jit(fn) on each input (as a
     jax array) as JAX runs them, each call of the host function observed on its own (see
@@ -75,7 +75,9 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> HostPur
     "jit"; the names of the state it changed, "(the host function)" for its own and a
     setting by its name; the names it added to or removed from the working folder; its
     output, files, events, error), and the direct calls' outputs as arrays (None: it raised).
-    Failures of fn and jit(fn) themselves are the other tests' business and ignored."""
+    Failures of fn and jit(fn) themselves are the other tests' business and ignored. The two
+    worlds' comparison calls it on every NumPy input twice and on each of `larger` (a large
+    input, inputs of high rank: where a branch inside it could start an effect)."""
     import jax
     import jax.numpy as jnp
     from jax import tree_util
@@ -96,6 +98,7 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict) -> HostPur
                 except Exception:  # failures of these calls are the other tests' business
                     pass
     writable_and_read_only(purity, host, inputs)
-    # what the rest of the program could observe: every NumPy input twice, as JAX hands them over
-    purity.worlds([host(a) for a in inputs + inputs if isinstance(a, np.ndarray)], [host.student])
+    # what the rest of the program could observe: every NumPy input twice, as JAX hands them
+    # over, then the larger ones
+    purity.worlds([host(a) for a in [*inputs, *inputs, *larger] if isinstance(a, np.ndarray)], [host.student])
     return HostPurity(callbacks=count, calls=purity.calls, values=values)
