@@ -59,6 +59,20 @@ def _hook(event: str, args: tuple) -> None:
         _events.append((event, args))
 
 
+@contextlib.contextmanager
+def recording():
+    """The audit events of _WATCHED raised inside the block, as (event, args) in a list."""
+    mark, was = len(_events), _recording[0]
+    _recording[0] = True
+    got: list = []
+    try:
+        yield got
+    finally:
+        _recording[0] = was
+        got += _events[mark:]
+        del _events[mark:]
+
+
 def install() -> None:
     """Install the audit hook (once, before any student code runs)."""
     if not getattr(install, "done", False):

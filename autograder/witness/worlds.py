@@ -70,7 +70,9 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
             gc.freeze()
         without = _World(present, (), key)          # observes itself while the calls run here
         try:
-            output = _run(calls)
+            files = _files()
+            output, during = _run(calls)
+            during += _changed_files(files, _files())
             deadline = time.monotonic() + seconds   # the worlds' time, not the student's calls'
             with_calls = _World(present, without.fds, key)
             if frozen:
@@ -94,6 +96,7 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         if frozen:
             gc.unfreeze()
         _restore(saved)
+    names = sorted(set(names) | set(during))
     started = [t.name for t in threading.enumerate() if t.ident not in alive]
     if started:
         names.append(f"threads that outlive the call ({', '.join(started[:3])})")
@@ -210,9 +213,31 @@ def _receive(fd: int, deadline: float) -> dict:
         raise RuntimeError(f"a copy of the process ended without answering ({exc})") from None
 
 
-def _run(calls) -> str:
+def _files() -> dict[str, tuple]:
+    """Each file of the working and temp folders, by path: its size and modification time.
+    (The folders are not the process's: both worlds see the same, so they are read here,
+    just before and after the calls.)"""
+    found = {}
+    for folder, names in hostcall.folders().items():
+        for name in names:
+            path = os.path.join(folder, name)
+            with suppress(OSError):
+                st = os.stat(path, follow_symlinks=False)
+                found[path] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _changed_files(before: dict, after: dict) -> list[str]:
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    return [f"the files in the working and temp folders ({', '.join(changed[:3])})"] if changed else []
+
+
+def _run(calls) -> tuple[str, list[str]]:
     """Each call, with fds 1 and 2 pointed at fresh pipes (or files, as they are now), read
-    where the output lands; Python's stream buffers flushed into them after the calls."""
+    where the output lands; Python's stream buffers flushed into them after the calls.
+    Returns that output, and what the calls did that no copy of the process shows when it
+    wrote what was already there: environment variables set (Python's audit events) and the
+    warning filters changed (the calls run with filters of their own)."""
     kinds = []
     for fd in (1, 2):
         try:
@@ -234,12 +259,17 @@ def _run(calls) -> str:
                 wr = os.open(tempfile.gettempdir(), os.O_TMPFILE | os.O_RDWR, 0o600)
                 sinks.append((wr, got))
                 os.dup2(wr, fd)
-        with warnings.catch_warnings(record=True):   # warnings are the warning system's, not output
-            warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True), hostcall.recording() as events:
+            warnings.simplefilter("always")   # warnings are the warning system's, not output
+            filters = list(warnings.filters)
             for call in calls:
                 with suppress(BaseException):   # what it raises is the other tests' business
                     call()
+            during = ["the warning filters (warnings.simplefilter)"] if list(warnings.filters) != filters else []
         hostcall.flush()
+        written = sorted({str(a[0]) for e, a in events if e in ("os.putenv", "os.unsetenv") and a})
+        if written:
+            during.append(f"the environment (os.environ: {', '.join(written[:3])})")
     finally:
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
@@ -251,7 +281,7 @@ def _run(calls) -> str:
             os.lseek(wr, 0, os.SEEK_SET)
             got += os.read(wr, 4000)
             os.close(wr)
-    return b"".join(bytes(g) for g in landed).decode(errors="replace")[:2000]
+    return b"".join(bytes(g) for g in landed).decode(errors="replace")[:2000], during
 
 
 def _drain(rd: int, into: bytearray) -> None:
