@@ -11,6 +11,7 @@ from autograder.shared.evidence import Report
 from autograder.assignments.gammaln_callback import records  # noqa: F401  (its records decode in this process)
 from autograder.assignments.gammaln_callback.questions import (
     DIGAMMA, FORWARD_HINT, GAMMALN, GRAD, JVP_HINT, compiled_program)
+from autograder.assignments.gammaln_callback import references
 from autograder.assignments.gammaln_callback.references import scipy32
 
 # What the compiled programs may hold besides the callbacks (the task text's list):
@@ -81,10 +82,12 @@ def expect_host_functions_pure(ask, a):
     on other values), is pure: no output, no files opened, created, removed or written
     through a descriptor held open, no processes or sockets, no state that outlives the
     call (globals, anything reachable from them, the host function itself, process-wide
-    settings), its argument left as it was, no earlier result changed. One sentence names
-    the first effect found."""
-    report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__)", a=probe.numpy(a),
-                     what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
+    settings), its argument left as it was, no earlier result changed; in the two worlds'
+    comparison also on a million values (references.huge_input). One sentence names the
+    first effect found."""
+    big = references.huge_input(ask.rng(146))   # the two worlds also call them on a million values
+    report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__, larger=[big])", a=probe.numpy(a),
+                     big=probe.numpy(big), what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
     for call in report.calls:
         for kind, detail in call.findings():
             checks.fail(_SENTENCES.get(kind, _EFFECT)(_first(detail) if kind == "output" else detail, kind))

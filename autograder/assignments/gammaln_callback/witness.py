@@ -63,7 +63,7 @@ def host_functions(fn: Callable, example) -> list[HostFunction]:
     return report
 
 
-def host_purity(fns: list, example, namespace: dict) -> HostPurity:
+def host_purity(fns: list, example, namespace: dict, larger=()) -> HostPurity:
     """Every host function of the callback equations of make_jaxpr(fn)(example), for each
     of `fns`, judged as pure_callback_doubler's are (autograder/witness/purity.py: each call observed
     on its own, its output at file-descriptor level, the files it opened, created or removed,
@@ -71,7 +71,10 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
     changed, reachable from it or process-wide, the arrays it was given): each distinct host
     function called directly on operands like `example`, then, with one operand, twice on
     one writable array, once on a read-only copy and once on other values (writable_and_read_only).
-    Pass __notebook__ as `namespace`. An evidence.HostPurity (its values are left empty)."""
+    Pass __notebook__ as `namespace`. The two worlds' comparison also calls each host function
+    of the trace at each example of `larger` (a million values: where a branch inside a host
+    function could start an effect) on operands like it. An evidence.HostPurity (its values
+    are left empty)."""
     example = np.asarray(example)
     purity, done, count, varied = Purity(namespace), [], 0, []
     for fn in fns:
@@ -88,6 +91,13 @@ def host_purity(fns: list, example, namespace: dict) -> HostPurity:
                 host.student = student
                 writable_and_read_only(purity, host, operands)
             varied += [student_call(flat, *(np.asarray(o) * k for o in operands)) for k in (1, -1, 0.5)]
+    for big in larger:   # the host functions the trace at that size calls, on its values
+        for fn in fns:
+            for eqn, operands in _callbacks(fn, np.asarray(big)):
+                flat = eqn.params["callback"]
+                varied.append(student_call(flat, *operands))
+                if not any(flat.callback_func is d for d in done):
+                    done.append(flat.callback_func)
     # what the rest of the program could observe: every host function, three calls each on varied operands
     purity.worlds(varied, done)
     return HostPurity(callbacks=count, calls=purity.calls, values=[])
