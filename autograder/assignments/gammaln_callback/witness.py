@@ -94,7 +94,7 @@ def host_purity(fns: list, example, namespace: dict, larger=()) -> HostPurity:
     for big in larger:   # the host functions the trace at that size calls, on its values
         for fn in fns:
             for eqn, operands in _callbacks(fn, np.asarray(big)):
-                flat = eqn.params["callback"]
+                flat = eqn.params["callback"]   # JAX's equation params (not evidence)
                 varied.append(student_call(flat, *operands))
                 if not any(flat.callback_func is d for d in done):
                     done.append(flat.callback_func)
