@@ -34,5 +34,5 @@ def test_the_oracle_tells_the_reference_from_wrong_mutants():
     mutants = {m.name: m for m in generate.mutants(_reference(name), spec.PIECES[name])}
     assert oracle.judge(name, _cells(name, _reference(name))) == ""
     for wrong in ("positions/host_double/reversed/size>4096", "thresholds/host_double/2->3/rank>=5",
-                  "provenance/pure_callback_doubler/size>65536"):
+                  "provenance/pure_callback_doubler/size>65536", "provenance/host_double/size>4096"):
         assert oracle.judge(name, _cells(name, mutants[wrong].code)) != "", wrong

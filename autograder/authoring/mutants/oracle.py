@@ -47,11 +47,13 @@ def _poisoned_callbacks():
 
 def doubler(env: dict) -> str:
     """pure_callback_doubler: 2x in float32, element by element, at every shape, eagerly and
-    under jit, for the traced function and the host function alone; and every element of
-    the traced function's result is the callback's (poisoned, every element is poison)."""
+    under jit, for the traced function and the host function alone, which runs no JAX (its
+    provenance: NumPy's product); and every element of the traced function's result is the
+    callback's (poisoned, every element is poison)."""
     import jax
 
     from autograder.shared import poison
+    from autograder.witness import hostcall
     rng = np.random.default_rng(7)
     fn, host = env["pure_callback_doubler"], env["host_double"]
     for shape in SHAPES:
@@ -61,6 +63,8 @@ def doubler(env: dict) -> str:
             got = np.asarray(run(x))
             if got.shape != want.shape or got.dtype != np.float32 or not np.array_equal(got, want):
                 return f"{label}, shape {shape}: not 2x in float32"
+        if hostcall.call(host, x).jax:   # the task's host function is NumPy's product
+            return f"the host function, shape {shape}: computes with JAX"
         with _poisoned_callbacks():   # a function of its own: jit's cache holds the unpoisoned trace of fn
             got = np.asarray(jax.jit(lambda v: fn(v))(x))
         if got.size and not np.all(poison.straight(got, [got.size])):
