@@ -208,7 +208,8 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     `reference` rounded to float32, element by element (a branch inside a host function is
     invisible to the lowering of the programs at that size, which are never run), and with
     SciPy's function poisoned, keyed on `huge`'s values (witness.host_values), every element
-    changes. Fails with the size and a counterexample."""
+    changes; then on an input of rank 8 (RANKED), its values alike. Fails with the size and
+    a counterexample."""
     small, huge = np.asarray(small), np.asarray(huge)
     found = ask.run(f"witness.host_values({hosts.fn}, a)", a=probe.numpy(small), what=f"Tracing {hosts.name}",
                     hint=hosts.hint)
@@ -248,6 +249,35 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
                     f"{checks.number(huge[k])}, got {checks.number(clean[k])} both times; call "
                     f"scipy.special.{short} on the whole array, whatever its size (not math.lgamma, a series or "
                     "a formula of your own).")
+    _check_hosts_at_rank(ask, hosts, huge, roles, reference, len(found))
+
+
+# One input of rank 8 the host functions are also called on directly (a branch on `a.ndim`
+# inside one; the values tests run programs to rank 4): its values the huge input's first.
+RANKED = (2,) * 8
+
+
+def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count: int) -> None:
+    """Each host function of `roles` called directly on an input of shape RANKED (as the
+    trace at that shape calls it): its output is `reference` rounded to float32, element by
+    element. Only when that trace holds as many callbacks as the small one (`count`): else
+    its program differs, the every-shape tests' finding, and the roles would not match."""
+    x = np.ascontiguousarray(np.asarray(huge)[:int(np.prod(RANKED))].reshape(RANKED))
+    report = ask.run(f"witness.host_values({hosts.fn}, a, keep={sorted(roles)!r})", a=probe.numpy(x),
+                     what=f"Tracing {hosts.name} on shape {RANKED}", hint=hosts.hint)
+    if len(report) != count:
+        return
+    want = scipy32(reference, x).ravel()
+    what = f"A host function of {hosts.name}, called directly on an input of shape {RANKED},"
+    for i, outputs in sorted(roles.items()):
+        entry = report[i] if i < len(report) else None
+        if not entry or entry.from_example[:1] != [True] or entry.values is None:
+            continue   # no such host function at that shape, or it raised: the other tests' finding
+        for j in outputs:
+            got = entry.values[j] if j < len(entry.values) else np.zeros(0)
+            checks.expect(np.size(got) == x.size, f"{what} returned {np.size(got)} values where {x.size} were expected.")
+            checks.expect_close(np.ravel(got), want, what=what, rtol=hosts.rtol, atol=hosts.atol, at=x.ravel(),
+                                hint="return the SciPy function's values for every element, whatever the rank")
 
 
 def _unexcused(unchanged, n: int) -> np.ndarray:
