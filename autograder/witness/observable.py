@@ -112,13 +112,18 @@ class Deep(fingerprint.Walk):
 MODULE = "the globals of module "   # observe()'s name of one module's digest (the C walk's)
 
 
-def _spaces(names) -> dict[str, tuple[dict, set]]:
+def _students(names) -> set[str]:
+    """Which of the modules `names` are the student's (fingerprint.students)."""
+    return {n for n in names if fingerprint.students(n)}
+
+
+def _spaces(names, students: set[str]) -> dict[str, tuple[dict, set]]:
     """Each module observe() compares: its namespace and the names in it left out; the
-    student's modules first (the notebook's own among them), so that a value the notebook
-    holds is named by the notebook's global (`__main__.CALLS`), not by a library's path to
-    the notebook's namespace (IPython's shell holds it too)."""
+    student's modules (`students`) first, the notebook's own among them, so that a value the
+    notebook holds is named by the notebook's global (`__main__.CALLS`), not by a library's
+    path to the notebook's namespace (IPython's shell holds it too)."""
     found = {}
-    for name in sorted(names, key=lambda n: (not fingerprint.students(n), n)):
+    for name in sorted(names, key=lambda n: (n not in students, n)):
         module = sys.modules.get(name)
         if not isinstance(module, types.ModuleType) or name.partition(".")[0] in _GRADER:
             continue
@@ -148,7 +153,7 @@ def _globals(names, walk: Deep | None = None) -> dict:
     """Every module global observe() compares, by its "module.global" name, in order (with
     `walk`, whose seen the namespaces are added to)."""
     found = {}
-    spaces = _spaces(names)
+    spaces = _spaces(names, _students(names))
     if walk is not None:
         _namespaces_seen(walk, spaces)
     for name, (space, leave_out) in spaces.items():
@@ -164,8 +169,8 @@ def _modules(walk: Deep, found: dict, names, key: bytes | None) -> None:
     if key is None or reach.native is None:
         found.update((where, walk.digest(value).hex()) for where, value in _globals(names, walk).items())
         return
-    spaces = _spaces(names)
-    students = {n for n in names if fingerprint.students(n)}
+    students = _students(names)
+    spaces = _spaces(names, students)
     digests, left = reach.namespaces([s for s, _ in spaces.values()], [set(o) for _, o in spaces.values()],
                                      _modules_met(spaces), key, students, walk._visit, walk.budget)
     walk.budget = left
@@ -269,12 +274,20 @@ def root(name: str):
     return None if value is _MISSING or value is None else value
 
 
-def trace(value, limit: int = 200_000) -> list[list[str]]:
+def traces(names: list[str]) -> dict[str, list[list[str]]]:
+    """trace() of the value of each "module.global" name of `names` (root), the modules and
+    their namespaces met already, as confirm walks them."""
+    modules = sorted(sys.modules)
+    spaces = _spaces(modules, _students(modules))
+    return {n: trace(root(n), spaces=spaces) for n in names}
+
+
+def trace(value, limit: int = 200_000, spaces: dict | None = None) -> list[list[str]]:
     """The Deep walk of `value` as [path, token digest] in visit order, at most `limit`
-    objects, the modules' namespaces met already (as confirm walks): two worlds' traces
-    first differ at the value that differs."""
+    objects, the modules of `spaces` (_spaces) met already: two worlds' traces first differ
+    at the value that differs."""
     walk, out, stack = Deep(limit), [], [("", value)]
-    _namespaces_seen(walk, _spaces(sorted(sys.modules)))
+    _namespaces_seen(walk, spaces or {})
     while stack and walk.budget > 0:
         path, v = stack.pop()
         walk.budget -= 1

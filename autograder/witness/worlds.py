@@ -80,7 +80,7 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
                 frozen = False
             try:
                 before, after = without.answer(deadline), with_calls.answer(deadline)
-                names = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+                names = _differing(before, after)
                 names = _confirmed(names, present, (without, with_calls), deadline)
                 names = _not_theirs(names, present, alive)
                 traced = [n for n in names if observable.root(n) is not None][:3]
@@ -111,8 +111,12 @@ def _confirmed(names: list[str], present: list, worlds, deadline: float) -> list
     if not any(n.startswith(observable.MODULE) for n in names):
         return names
     before, after = (world.ask("confirm", present, deadline) for world in worlds)
-    changed = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]
-    return sorted([n for n in names if not n.startswith(observable.MODULE)] + changed)
+    return sorted([n for n in names if not n.startswith(observable.MODULE)] + _differing(before, after))
+
+
+def _differing(before: dict, after: dict) -> list[str]:
+    """The keys of either whose values differ (or that only one holds), in order."""
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
 
 
 def _not_theirs(names: list[str], present: list, alive: set) -> list[str]:
@@ -148,7 +152,7 @@ class _World:
         return _receive(self.fds[0], deadline)
 
     def ask(self, what: str, names: list, deadline: float) -> dict:
-        """observable.confirm's or observable.trace's answer for `names` ("confirm", "trace")."""
+        """observable.confirm's or observable.traces' answer for `names` ("confirm", "trace")."""
         _send(self.fds[1], {"ask": what, "names": names})
         return _receive(self.fds[0], deadline)
 
@@ -174,7 +178,7 @@ def _child(up: int, down: int, present: list, key: bytes, closing) -> None:
             if asked["ask"] == "confirm":
                 _send(up, observable.confirm(asked["names"]))
             else:
-                _send(up, {n: observable.trace(observable.root(n)) for n in asked["names"]})
+                _send(up, observable.traces(asked["names"]))
         code = 0
     finally:
         os._exit(code)
@@ -228,7 +232,7 @@ def _files() -> dict[str, tuple]:
 
 
 def _changed_files(before: dict, after: dict) -> list[str]:
-    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    changed = _differing(before, after)
     return [f"the files in the working and temp folders ({', '.join(changed[:3])})"] if changed else []
 
 

@@ -222,20 +222,14 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     want = scipy32(reference, huge).ravel()
     short = hosts.scipy.rpartition(".")[2]
     what = f"A host function of {hosts.name}, called directly on {n:,} values over the whole domain,"
-    for i, outputs in sorted(roles.items()):
-        entry = report[i] if i < len(report) else None
-        if not entry or entry.from_example[:1] != [True]:
-            continue   # the trace at that size calls no such host function: the every-shape tests' finding
+    for entry, outputs in _called(report, roles):
         checks.expect(entry.values is not None, (
             f"{what} raised {entry.error}; accept float32 arrays of any size and hand them to "
             f"scipy.special.{short} whole."))
         for j in outputs:
-            got = entry.values[j] if j < len(entry.values) else np.zeros(0)
-            checks.expect(np.size(got) == n, (
-                f"{what} returned {np.size(got):,} values where {n:,} were expected (output {j})."))
-            checks.expect_close(np.ravel(got), want, what=what, rtol=hosts.rtol, atol=hosts.atol, at=huge,
-                                hint=f"return scipy.special.{short}(x) for every element, in place, "
-                                     "whatever the input's size")
+            got = _expect_values(entry, j, want, hosts, what=what, at=huge,
+                                 hint=f"return scipy.special.{short}(x) for every element, in place, "
+                                      "whatever the input's size")
             checks.expect(entry.poisoned_error is None, (
                 f"{what} raised {entry.poisoned_error} when the grader replaced {hosts.scipy}; hand the "
                 f"input to scipy.special.{short} whole and return its result."))
@@ -269,15 +263,32 @@ def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count:
         return
     want = scipy32(reference, x).ravel()
     what = f"A host function of {hosts.name}, called directly on an input of shape {RANKED},"
+    for entry, outputs in _called(report, roles):
+        if entry.values is None:
+            continue   # it raised: the other tests' finding
+        for j in outputs:
+            _expect_values(entry, j, want, hosts, what=what, at=x.ravel(),
+                           hint="return the SciPy function's values for every element, whatever the rank")
+
+
+def _called(report, roles: dict):
+    """(entry, its outputs of `roles`) of each host function of `roles` that the report's
+    trace calls on the grader's input (the others: the trace at that shape calls no such host
+    function, the every-shape tests' finding)."""
     for i, outputs in sorted(roles.items()):
         entry = report[i] if i < len(report) else None
-        if not entry or entry.from_example[:1] != [True] or entry.values is None:
-            continue   # no such host function at that shape, or it raised: the other tests' finding
-        for j in outputs:
-            got = entry.values[j] if j < len(entry.values) else np.zeros(0)
-            checks.expect(np.size(got) == x.size, f"{what} returned {np.size(got)} values where {x.size} were expected.")
-            checks.expect_close(np.ravel(got), want, what=what, rtol=hosts.rtol, atol=hosts.atol, at=x.ravel(),
-                                hint="return the SciPy function's values for every element, whatever the rank")
+        if entry and entry.from_example[:1] == [True]:
+            yield entry, outputs
+
+
+def _expect_values(entry, j: int, want: np.ndarray, hosts: Hosts, *, what: str, at, hint: str) -> np.ndarray:
+    """Output `j` of a host function's direct call (`entry`) holds as many values as `want`,
+    each close to it; returns that output."""
+    got = entry.values[j] if j < len(entry.values) else np.zeros(0)
+    checks.expect(np.size(got) == want.size, (
+        f"{what} returned {np.size(got):,} values where {want.size:,} were expected (output {j})."))
+    checks.expect_close(np.ravel(got), want, what=what, rtol=hosts.rtol, atol=hosts.atol, at=at, hint=hint)
+    return got
 
 
 def _unexcused(unchanged, n: int) -> np.ndarray:
