@@ -4,6 +4,7 @@ reference right and a moved, a thresholded and a re-sourced mutant wrong."""
 import ast
 import collections
 
+import nbformat
 import pytest
 
 from autograder.authoring.mutants import generate, oracle, spec
@@ -26,7 +27,13 @@ def test_sixty_mutants_or_more_of_every_kind(name):
 
 
 def _cells(name: str, code: str) -> list[str]:
-    return [source for _, source in gradable.gradable_cells(catalogue.submission(name, code))]
+    """The cells the witness would run, from the master notebook (a clean clone has no
+    dist/): its code cells before the question, then the answer's cells."""
+    master = nbformat.read(paths.master(name), as_version=4)
+    start = next(i for i, c in enumerate(master.cells) if c.source.strip().startswith("# BEGIN QUESTION"))
+    master.cells = master.cells[:start]
+    return ([source for _, source in gradable.gradable_cells(master)]
+            + [source for source, _ in catalogue.split_cells(code)])
 
 
 def test_the_oracle_tells_the_reference_from_wrong_mutants():
