@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.authoring import validate as validating
-from autograder.authoring.mutants import generate, report, spec
-from autograder.shared import catalogue, config as settings, gradable, paths
+from autograder.authoring.mutants import assignments, generate, report
+from autograder.shared import catalogue, config as settings, gradable
 
 
 def _cells(name: str, code: str) -> list[str]:
@@ -51,15 +51,15 @@ def _judged(name: str, mutants: list[generate.Mutant], folder: Path) -> dict[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("name", choices=sorted(spec.PIECES))
+    parser.add_argument("name", choices=assignments.NAMES)
     validate = settings.load().validate
     parser.add_argument("--jobs", type=int, default=validate.jobs)
     parser.add_argument("--sample", type=int, default=0, help="grade only N mutants, spread over the list")
     parser.add_argument("--out", type=Path, default=Path("dist/mutants"))
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    reference = catalogue.parse(args.name, paths.solutions(args.name) / "reference.py").typed
-    mutants = generate.mutants(reference, spec.PIECES[args.name])
+    reference = assignments.source(args.name)
+    mutants = assignments.mutants(args.name)
     if args.sample:
         step = max(1, len(mutants) // args.sample)
         mutants = mutants[::step][:args.sample]
@@ -105,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(rows) - len(survivors)} killed, {len(survivors)} survived, in {seconds:.0f} s; report {written}")
     for r in survivors:
         print(f"  survivor {r.mutant.name}: {r.why}")
-    return 0
+    failed = [r for r in rows if r.score is None]
+    for r in failed:
+        print(f"  grading failed {r.mutant.name}: {r.feedback[:300]}")
+    return 1 if survivors or failed else 0
 
 
 if __name__ == "__main__":

@@ -24,12 +24,23 @@ _OPS = {ast.Mult: ast.Add, ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Div: ast.Mult
 @dataclass(frozen=True)
 class Piece:
     """A function of the answer a mutant changes: `library` is how its code computes
-    (np: a host function, jnp: traced code); `same_math`, the expression in its first
-    argument that computes what the piece computes, for provenance mutants."""
+    (np: a host function, jnp: traced code); `same_math`, the expression in its arguments
+    that computes what the piece computes, for provenance mutants (a rule that returns a
+    tuple: the whole tuple). `element`: which element of a returned tuple is the piece's
+    value (a JVP rule's tangent, a batching rule's result), the one values and positions
+    change. `size` and `rank`: expressions in `arg` (its first argument) a threshold
+    measures; `conditions`: further thresholds, (label, condition) (an axis combination, a
+    batch dimension, a parameter value). `edits`: values mutants by text, (label, old, new)
+    in the function's source (a parameter passed wrong, an accumulation changed)."""
     name: str
     library: str
     same_math: str = ""
     host: bool = False
+    element: int | None = None
+    size: str = "np.size({arg})"
+    rank: str = "np.ndim({arg})"
+    conditions: tuple[tuple[str, str], ...] = ()
+    edits: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,33 +76,32 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
         if fn is None:
             continue
         arg = fn.args.args[0].arg if fn.args.args else "x"
-        for label, changed in _values(fn):
+        size, rank = piece.size.format(arg=arg), piece.rank.format(arg=arg)
+        for label, changed in _numbered([*_values(fn, piece.element), *_edits(fn, piece.edits)]):
             found.append(_make(tree, piece, "values", f"values/{piece.name}/{label}", changed,
                                f"{piece.name}: {label}"))
-            for size in SIZES[1:]:
-                guarded = _guard(fn, changed, f"np.size({arg}) > {size}")
-                found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/size>{size}",
-                                   guarded, f"{piece.name}: {label}, above {size:,} elements"))
-            for rank in RANKS:
-                guarded = _guard(fn, changed, f"np.ndim({arg}) >= {rank}")
-                found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/rank>={rank}",
-                                   guarded, f"{piece.name}: {label}, from rank {rank} on"))
+            thresholds = [(f"size>{n}", f"{size} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
+            thresholds += [(f"rank>={r}", f"{rank} >= {r}", f"from rank {r} on") for r in RANKS]
+            thresholds += [(c_label, condition, f"when {c_label}") for c_label, condition in piece.conditions]
+            for t_label, condition, words in thresholds:
+                found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/{t_label}",
+                                   _guard(fn, changed, condition), f"{piece.name}: {label}, {words}"))
         lib = piece.library
         moves = {"reversed": f"{lib}.reshape({lib}.ravel(_r)[::-1], {lib}.shape(_r))",
                  "rolled by one": f"{lib}.reshape({lib}.roll({lib}.ravel(_r), 1), {lib}.shape(_r))",
                  "last axis reversed": f"({lib}.flip(_r, -1) if {lib}.ndim(_r) else _r)"}
         for label, move in moves.items():
             for size in SIZES:
-                moved = _wrap_returns(fn, move)
-                guarded = moved if size == 0 else _guard(fn, moved, f"np.size({arg}) > {size}")
+                moved = _wrap_returns(fn, move, piece.element)
+                guarded = moved if size == 0 else _guard(fn, moved, f"{piece.size.format(arg=arg)} > {size}")
                 found.append(_make(tree, piece, "positions", f"positions/{piece.name}/{label}/size>{size}",
                                    guarded, f"{piece.name}: result {label}" + (f" above {size:,} elements" if size else "")))
         if piece.same_math:
             body = ast.parse(f"return {piece.same_math}").body[0]
             for size in SIZES:
                 replaced = copy.deepcopy(fn)
-                replaced.body = [body] if size == 0 else [
-                    ast.parse(f"if np.size({arg}) > {size}:\n    return {piece.same_math}").body[0], *fn.body]
+                replaced.body = [body] if size == 0 else [ast.parse(
+                    f"if {piece.size.format(arg=arg)} > {size}:\n    return {piece.same_math}").body[0], *fn.body]
                 found.append(_make(tree, piece, "provenance", f"provenance/{piece.name}/size>{size}", replaced,
                                    f"{piece.name} replaced by {piece.same_math}"
                                    + (f" above {size:,} elements" if size else "")))
@@ -99,7 +109,7 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
             for label, statement in EFFECTS.items():
                 for size in (0, 1000):
                     line = statement.format(name=piece.name)
-                    src = line if size == 0 else f"if np.size({arg}) > {size}:\n    {line}"
+                    src = line if size == 0 else f"if {piece.size.format(arg=arg)} > {size}:\n    {line}"
                     effected = copy.deepcopy(fn)
                     effected.body = [*ast.parse(src).body, *fn.body]
                     found.append(_make(tree, piece, "effects", f"effects/{piece.name}/{label}/size>{size}",
@@ -112,35 +122,74 @@ def _function(tree: ast.Module, name: str) -> ast.FunctionDef | None:
     return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
-def _values(fn: ast.FunctionDef):
+def _numbered(changes: list) -> list:
+    """The same label twice (two products in one return) numbered from the second on."""
+    seen: dict[str, int] = {}
+    out = []
+    for label, changed in changes:
+        seen[label] = seen.get(label, 0) + 1
+        out.append((label if seen[label] == 1 else f"{label} #{seen[label]}", changed))
+    return out
+
+
+def _returned(ret: ast.Return, element: int | None) -> ast.expr:
+    """The returned expression a mutant changes: the whole value, or one element of a tuple."""
+    if element is None or not isinstance(ret.value, ast.Tuple):
+        return ret.value
+    return ret.value.elts[element]
+
+
+def _values(fn: ast.FunctionDef, element: int | None):
     """(label, fn changed) for each operator, constant and sign of its returned expressions."""
     returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
     for r_index, ret in enumerate(returns):
-        nodes = list(ast.walk(ret.value))
+        if element is not None and not isinstance(ret.value, ast.Tuple):
+            continue   # a rule's early return of a symbolic zero
+        nodes = list(ast.walk(_returned(ret, element)))
         for n_index, node in enumerate(nodes):
             if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
                 new = _OPS[type(node.op)]
                 yield (f"{type(node.op).__name__.lower()}->{new.__name__.lower()}",
-                       _edit(fn, r_index, n_index, lambda n, new=new: setattr(n, "op", new())))
+                       _edit(fn, element, r_index, n_index, lambda n, new=new: setattr(n, "op", new())))
             if isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value not in (0, 1):
                 for label, value in ((f"{node.value}->{node.value + 1}", node.value + 1),
                                      (f"{node.value}->{-node.value}", -node.value)):
-                    yield label, _edit(fn, r_index, n_index, lambda n, value=value: setattr(n, "value", value))
-        yield "sign", _edit(fn, r_index, None, lambda r: setattr(r, "value", ast.UnaryOp(ast.USub(), r.value)))
+                    yield label, _edit(fn, element, r_index, n_index, lambda n, value=value: setattr(n, "value", value))
+        yield (f"sign of return {r_index}" if len(returns) > 1 else "sign"), _edit(
+            fn, element, r_index, None, lambda r: _set_returned(r, element, ast.UnaryOp(ast.USub(), _returned(r, element))))
 
 
-def _edit(fn: ast.FunctionDef, r_index: int, n_index: int | None, change) -> ast.FunctionDef:
+def _set_returned(ret: ast.Return, element: int | None, value: ast.expr) -> None:
+    if element is None or not isinstance(ret.value, ast.Tuple):
+        ret.value = value
+    else:
+        ret.value.elts[element] = value
+
+
+def _edit(fn: ast.FunctionDef, element: int | None, r_index: int, n_index: int | None, change) -> ast.FunctionDef:
     fn = copy.deepcopy(fn)
     ret = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None][r_index]
-    change(ret if n_index is None else list(ast.walk(ret.value))[n_index])
+    change(ret if n_index is None else list(ast.walk(_returned(ret, element)))[n_index])
     return fn
 
 
-def _wrap_returns(fn: ast.FunctionDef, move: str) -> ast.FunctionDef:
-    """Each return value `v` becomes `(lambda _r: move)(v)`."""
+def _edits(fn: ast.FunctionDef, edits: tuple[tuple[str, str, str], ...]):
+    """(label, fn changed) for each text edit of the function's source (one occurrence)."""
+    source = ast.unparse(fn)
+    for label, old, new in edits:
+        if old not in source:
+            raise ValueError(f"{fn.name}: the edit {label!r} finds no {old!r}")
+        yield label, ast.parse(source.replace(old, new, 1)).body[0]
+
+
+def _wrap_returns(fn: ast.FunctionDef, move: str, element: int | None = None) -> ast.FunctionDef:
+    """Each return value `v` (or its `element`) becomes `(lambda _r: move)(v)`."""
     fn = copy.deepcopy(fn)
     for ret in [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]:
-        ret.value = ast.Call(ast.parse(f"lambda _r: {move}", mode="eval").body, [ret.value], [])
+        if element is not None and not isinstance(ret.value, ast.Tuple):
+            continue
+        _set_returned(ret, element, ast.Call(ast.parse(f"lambda _r: {move}", mode="eval").body,
+                                             [_returned(ret, element)], []))
     return fn
 
 
