@@ -24,13 +24,15 @@ class CxxPiece:
     """`lhs`: the statement's left-hand side as written (`yp[i]`, `float s`); `index`: the
     loop index in it (positions move it; "" when the statement writes no element);
     `count`, `rank`, `width`: C++ expressions of the element count, the rank and the last
-    dimension of the buffer the loop reads."""
+    dimension of the buffer the loop reads. `changes`: the labels of the values changes
+    kept (each with its thresholds), all of them when empty."""
     name: str
     lhs: str
     index: str = "i"
     count: str = "n"
     rank: str = "x.dimensions().size()"
     width: str = "(x.dimensions().size() ? x.dimensions().back() : 1)"
+    changes: tuple[str, ...] = ()
 
 
 def mutants(code: str, pieces: list[CxxPiece]) -> list[Mutant]:
@@ -46,6 +48,11 @@ def mutants(code: str, pieces: list[CxxPiece]) -> list[Mutant]:
         changes = [(label, new, "=") for label, new in _values(rhs)]
         if piece.index:
             changes.append(("= made +=", rhs, "+="))
+        if piece.changes:
+            unknown = set(piece.changes) - {label for label, _, _ in changes}
+            if unknown:
+                raise ValueError(f"{piece.name}: no values change {sorted(unknown)}")
+            changes = [c for c in changes if c[0] in piece.changes]
         for label, new, op in changes:
             where = f"{piece.name}: {label}"
             found.append(Mutant(f"values/{piece.name}/{label}", "values", statement(piece.lhs, new, op), where))

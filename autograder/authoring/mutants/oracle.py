@@ -4,8 +4,10 @@ assignment's oracle (assignments/<name>.py) checks its values on a ladder of sha
 sizes (large ones included: above every size a threshold in generate.SIZES sits at)
 against a float64 reference, eagerly and under jit, and its provenance by the same run with
 the piece poisoned (every output element must be the poison). An effects mutant is wrong by
-construction. A mutant this finds nothing wrong with is equivalent to the reference, and is
-counted, not graded. What the oracles share is here.
+construction. An assignment's `prepare()`, if it has one, runs before each mutant's cells
+(silu_ffi: an FFI target name binds once per process, so each mutant's are renamed). A
+mutant this finds nothing wrong with is equivalent to the reference, and is counted, not
+graded. What the oracles share is here.
 
     python -m autograder.authoring.mutants.oracle ASSIGNMENT MUTANTS_JSON   (prints JSON lines)
 """
@@ -52,11 +54,13 @@ def poisoned_callbacks():
 def judge(assignment: str, notebook_cells: list[str]) -> str:
     """Why the answer whose gradable cells are `notebook_cells` is wrong ("": it is not)."""
     from autograder.authoring.mutants import assignments
+    module = assignments.load(assignment)
     env: dict = {"__name__": "__main__"}
     try:
+        getattr(module, "prepare", lambda: None)()   # a fresh start per mutant (new FFI target names)
         for source in notebook_cells:
             exec(compile(source, "<cell>", "exec"), env)
-        return assignments.load(assignment).oracle(env)
+        return module.oracle(env)
     except Exception as exc:   # the mutant's own failure: wrong
         return f"raised {type(exc).__name__}: {str(exc)[:200]}"
 
