@@ -17,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants mutants-sample grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,6 +28,7 @@ demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions o
 test: image lab-image hub-image venv chromium  ## run the image's test suite, validate the assignments, then the end-to-end tests
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) validate
+	$(MAKE) mutants-sample
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
 
 image:  ## build the grading image (the host's CA bundle goes in as a BuildKit secret)
@@ -71,6 +72,11 @@ validate: image assign  ## grade every answer in solutions/ and compare with its
 
 mutants: image $(NAMES:%=dist/%/.built)  ## mutants of ASSIGNMENT's reference answer graded; survivors in dist/mutants/ (SAMPLE=N: N of them)
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.mutants $(ASSIGNMENT) $(if $(SAMPLE),--sample $(SAMPLE))
+
+# CI's fixed sample (make test): MUTANTS_SAMPLE mutants of each assignment, spread over its list; fails on a survivor.
+MUTANTS_SAMPLE ?= 6
+mutants-sample: image $(NAMES:%=dist/%/.built)  ## MUTANTS_SAMPLE mutants of every assignment graded (what CI runs)
+	@for n in $(NAMES); do $(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.mutants $$n --sample $(MUTANTS_SAMPLE) || exit 1; done
 
 bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throughput (prints figures)
 	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)

@@ -5,13 +5,14 @@ accounts), and write the report of the survivors (wrong mutants at full marks).
 
     python -m autograder.authoring.mutants NAME [--jobs 2] [--sample N] [--out dist/mutants]
 
-Runs as root in the grading image (like validate). `--sample N` grades every k-th mutant,
-N in all (the fixed sample a quick run takes); the report says how many ran in how long.
+Runs as root in the grading image (like validate). `--sample N` grades N mutants, every
+kind in turn (the fixed sample CI runs: make mutants-sample); the report says how many ran in how long.
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import json
 import queue
 import subprocess
@@ -49,6 +50,16 @@ def _judged(name: str, mutants: list[generate.Mutant], folder: Path) -> dict[str
     return found
 
 
+def _sample(mutants: list[generate.Mutant], n: int) -> list[generate.Mutant]:
+    """n mutants, every kind in turn, each kind's spread over its list (a fixed sample)."""
+    kinds: dict[str, list[generate.Mutant]] = {}
+    for m in mutants:
+        kinds.setdefault(m.kind, []).append(m)
+    each = -(-n // len(kinds))
+    spread = [items[::max(1, len(items) // each)][:each] for items in kinds.values()]
+    return [m for row in itertools.zip_longest(*spread) for m in row if m is not None][:n]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", choices=assignments.NAMES)
@@ -61,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = assignments.source(args.name)
     mutants = assignments.mutants(args.name)
     if args.sample:
-        step = max(1, len(mutants) // args.sample)
-        mutants = mutants[::step][:args.sample]
+        mutants = _sample(mutants, args.sample)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         sanity = _judged(args.name, [generate.Mutant("reference", "values", reference, "none")], work)
