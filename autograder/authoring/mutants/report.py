@@ -28,9 +28,11 @@ class Row:
 
     @property
     def failures(self) -> str:
-        """The sentences of the tests that failed, as the student reads them (first lines)."""
+        """The first sentence of each test that failed, as the student reads it (the line
+        after Otter's "Test case failed"; the feedback's start when there is none)."""
         lines = [l.strip() for l in self.feedback.splitlines() if l.strip()]
-        return " | ".join(l for l in lines if not l.startswith(("All tests passed", "q", "Points")))[:600]
+        failed = [lines[i + 1] for i, l in enumerate(lines[:-1]) if "Test case failed" in l]
+        return (" | ".join(failed) if failed else " | ".join(lines))[:600]
 
 
 _PAGE = jinja2.Template("""<!doctype html><meta charset="utf-8"><title>Mutants of {{ name }}</title>
