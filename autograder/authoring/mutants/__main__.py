@@ -3,7 +3,7 @@ the oracle (wrong, or equivalent: dropped and counted), grade the wrong ones as
 `make validate` grades a catalogue answer (autograder.runner, in parallel, each its own
 accounts), and write the report of the survivors (wrong mutants at full marks).
 
-    python -m autograder.authoring.mutants NAME [--jobs 2] [--sample N] [--out dist/mutants]
+    python -m autograder.authoring.mutants NAME [--jobs 2] [--sample N] [--match TEXT] [--out dist/mutants]
 
 Runs as root in the grading image (like validate). `--sample N` grades N mutants, every
 kind in turn (the fixed sample CI runs: make mutants-sample); the report says how many ran in how long.
@@ -66,11 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     validate = settings.load().validate
     parser.add_argument("--jobs", type=int, default=validate.jobs)
     parser.add_argument("--sample", type=int, default=0, help="grade only N mutants, spread over the list")
+    parser.add_argument("--match", default="", help="only the mutants whose name holds this text")
     parser.add_argument("--out", type=Path, default=Path("dist/mutants"))
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     reference = assignments.source(args.name)
-    mutants = assignments.mutants(args.name)
+    mutants = [m for m in assignments.mutants(args.name) if args.match in m.name]
     if args.sample:
         mutants = _sample(mutants, args.sample)
     with tempfile.TemporaryDirectory() as tmp:

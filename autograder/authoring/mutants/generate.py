@@ -76,12 +76,12 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
         if fn is None:
             continue
         arg = fn.args.args[0].arg if fn.args.args else "x"
-        size, rank = piece.size.format(arg=arg), piece.rank.format(arg=arg)
+        size_of, rank_of = piece.size.format(arg=arg), piece.rank.format(arg=arg)
         for label, changed in _numbered([*_values(fn, piece.element), *_edits(fn, piece.edits)]):
             found.append(_make(tree, piece, "values", f"values/{piece.name}/{label}", changed,
                                f"{piece.name}: {label}"))
-            thresholds = [(f"size>{n}", f"{size} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
-            thresholds += [(f"rank>={r}", f"{rank} >= {r}", f"from rank {r} on") for r in RANKS]
+            thresholds = [(f"size>{n}", f"{size_of} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
+            thresholds += [(f"rank>={r}", f"{rank_of} >= {r}", f"from rank {r} on") for r in RANKS]
             thresholds += [(c_label, condition, f"when {c_label}") for c_label, condition in piece.conditions]
             for t_label, condition, words in thresholds:
                 found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/{t_label}",
@@ -93,7 +93,7 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
         for label, move in moves.items():
             for size in SIZES:
                 moved = _wrap_returns(fn, move, piece.element)
-                guarded = moved if size == 0 else _guard(fn, moved, f"{piece.size.format(arg=arg)} > {size}")
+                guarded = moved if size == 0 else _guard(fn, moved, f"{size_of} > {size}")
                 found.append(_make(tree, piece, "positions", f"positions/{piece.name}/{label}/size>{size}",
                                    guarded, f"{piece.name}: result {label}" + (f" above {size:,} elements" if size else "")))
         if piece.same_math:
@@ -101,19 +101,21 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
             for size in SIZES:
                 replaced = copy.deepcopy(fn)
                 replaced.body = [body] if size == 0 else [ast.parse(
-                    f"if {piece.size.format(arg=arg)} > {size}:\n    return {piece.same_math}").body[0], *fn.body]
+                    f"if {size_of} > {size}:\n    return {piece.same_math}").body[0], *fn.body]
                 found.append(_make(tree, piece, "provenance", f"provenance/{piece.name}/size>{size}", replaced,
                                    f"{piece.name} replaced by {piece.same_math}"
                                    + (f" above {size:,} elements" if size else "")))
         if piece.host:
             for label, statement in EFFECTS.items():
-                for size in (0, 1000):
-                    line = statement.format(name=piece.name)
-                    src = line if size == 0 else f"if {piece.size.format(arg=arg)} > {size}:\n    {line}"
+                line = statement.format(name=piece.name)
+                when = [("size>0", "", ""), ("size>1000", f"{size_of} > 1000", " above 1,000 elements"),
+                        (f"rank>={RANKS[-1]}", f"{rank_of} >= {RANKS[-1]}", f" from rank {RANKS[-1]} on")]
+                for w_label, condition, words in when:
+                    src = f"if {condition}:\n    {line}" if condition else line
                     effected = copy.deepcopy(fn)
                     effected.body = [*ast.parse(src).body, *fn.body]
-                    found.append(_make(tree, piece, "effects", f"effects/{piece.name}/{label}/size>{size}",
-                                       effected, f"{piece.name} {label}" + (f" above {size:,} elements" if size else ""),
+                    found.append(_make(tree, piece, "effects", f"effects/{piece.name}/{label}/{w_label}", effected,
+                                       f"{piece.name} {label}{words}",
                                        preamble="_MUTANT_CALLS = []\n" if "_MUTANT_CALLS" in line else ""))
     return found
 
