@@ -244,6 +244,9 @@ def oracle(env: dict) -> str:
             return why
     for cases, jit in ((SMALL + BIG, False), (SMALL[2:3] + BIG[:1], True)):
         why = _provenance(jax, jnp, p, rs, cases, rng, jit)
+        if why:   # an answer's own jax.jit may answer from its cache, compiled unpoisoned: again without
+            jax.clear_caches()
+            why = _provenance(jax, jnp, p, rs, cases, rng, jit)
         if why:
             return why
     return ""
