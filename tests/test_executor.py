@@ -203,3 +203,15 @@ def test_the_executor_process_runs_as_its_own_user_and_a_crash_is_contained():
             assert restarted.value[0].shape == X.shape
         finally:
             executor.close()
+
+
+def test_the_executor_hands_out_dirty_allocations():
+    """The executor's process fills every allocation with a byte pattern (glibc's
+    M_PERTURB): a kernel reading its result buffer before writing it shows at every size,
+    not only where the heap hands out used memory (a large allocation is fresh zero pages)."""
+    import subprocess
+    import sys
+    code = ("from autograder.executor.__main__ import _dirty_allocations; _dirty_allocations(); "
+            "import numpy as np; print(int(np.count_nonzero(np.empty(1 << 22, np.uint8))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == 1 << 22
