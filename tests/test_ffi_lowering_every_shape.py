@@ -1,6 +1,8 @@
 """ffi_lowering's structure at every shape (autograder/assignments/ffi_lowering/every_shape.py):
 the eps ladder and the shapes it lowers at, the rules on a program's graph, the excuse of a
 vmap program whose plain jit program fails too, and the eps ladder's verdict."""
+import re
+
 import numpy as np
 import pytest
 
@@ -70,26 +72,37 @@ class _Ask:
             shape = spec[0][0]
             if self.bad(fn, shape):
                 out.append(_program(math=("divide",), sources=("input:0",)))
-            else:
-                out.append(_program(_call(eps=self.eps(k) if self.eps else 1e-5)))
+            else:   # the eps the path binds (its literal), unless the fake says otherwise
+                found = re.search(r"eps=np\.float32\(([-+.e\d]+)\)", fn)
+                bound = float(found.group(1)) if found else 1e-5
+                out.append(_program(_call(eps=self.eps(k, shape, bound) if self.eps else bound)))
         return out
 
 
 def test_a_vmap_program_is_excused_only_where_plain_jit_fails_too():
-    jit = st.bind()
+    jit, vmap = st.bind(), f"jax.vmap({st.bind()})"
     lowering_at_rank_5 = _Ask(lambda fn, shape: len(shape) >= 5)
-    st.expect_kernel(lowering_at_rank_5, "vmap", [(2, 3), (2, 3, 5, 7, 11)], what="v", hint="h", excusable=True)
-    assert lowering_at_rank_5.asked == [("vmap", 2), (jit, 1)]   # plain jit asked at the failing shape only
-    rule_at_rank_5 = _Ask(lambda fn, shape: fn == "vmap" and len(shape) >= 5)
+    st.expect_kernel(lowering_at_rank_5, vmap, [(2, 3), (2, 3, 5, 7, 11)], what="v", hint="h", excusable=True)
+    # at each eps of KERNEL_EPS; plain jit asked at the failing shape only
+    assert lowering_at_rank_5.asked == [(st.at_eps(f, e), n) for e in st.KERNEL_EPS for f, n in ((vmap, 2), (jit, 1))]
+    rule_at_rank_5 = _Ask(lambda fn, shape: fn.startswith("jax.vmap") and len(shape) >= 5)
     with pytest.raises(AssertionError, match=r"For inputs of shape \(2, 3, 5, 7, 11\), v: the output is not the output"):
-        st.expect_kernel(rule_at_rank_5, "vmap", [(2, 3), (2, 3, 5, 7, 11)], what="v", hint="h", excusable=True)
+        st.expect_kernel(rule_at_rank_5, vmap, [(2, 3), (2, 3, 5, 7, 11)], what="v", hint="h", excusable=True)
     with pytest.raises(AssertionError, match=r"\(2, 3, 5, 7, 11\), j: .*computed in JAX \(divide\)"):
         st.expect_kernel(lowering_at_rank_5, jit, [(2, 3), (2, 3, 5, 7, 11)], what="j", hint="h")
 
 
+def test_every_shape_is_lowered_at_both_ends_of_the_eps_range():
+    """An eps floored at 1e-5 only past 4096 elements (a mutant the eps ladder's small
+    inputs missed) shows at the large shape, at eps 1e-30."""
+    floored = _Ask(lambda fn, shape: False, eps=lambda k, shape, bound: max(bound, 1e-5) if np.prod(shape) > 4096 else bound)
+    with pytest.raises(AssertionError, match=r"\(1, 5000\), j: the custom_call to rms_norm carries eps=1e-05 where eps=1e-30"):
+        st.expect_kernel(floored, st.bind(), [(2, 3), (1, 5000)], what="j", hint="h")
+
+
 def test_the_eps_ladder_names_the_path_and_the_eps_that_changed():
-    st.expect_eps_ladder(_Ask(lambda fn, shape: False, eps=lambda k: st.EPS[k]), hint="h")
-    floored = _Ask(lambda fn, shape: False, eps=lambda k: max(st.EPS[k], 1e-5))
+    st.expect_eps_ladder(_Ask(lambda fn, shape: False, eps=lambda k, shape, bound: st.EPS[k]), hint="h")
+    floored = _Ask(lambda fn, shape: False, eps=lambda k, shape, bound: max(st.EPS[k], 1e-5))
     with pytest.raises(AssertionError, match=r"jax.jit of rms_norm_prim_p.bind with eps=1e-30: the custom_call to "
                                              r"rms_norm carries eps=1e-05 where eps=1e-30 was bound"):
         st.expect_eps_ladder(floored, hint="h")

@@ -16,6 +16,8 @@ bound one. Runs in the grader's process; the rules are autograder/shared/proofs.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from autograder.shared import proofs, shapes
@@ -142,28 +144,47 @@ def eps_is(eps: float) -> proofs.Rule:
     return rule
 
 
+# The eps every path of expect_kernel is lowered at: the float32 ends of the range (EPS's), not one usual
+# eps, so that an eps passed wrong only past some size, rank, row width or batch (floored, capped, a
+# constant such as 1e-5) shows at the shapes where it is wrong (the eps ladder binds every eps on small
+# inputs only); found by `make mutants`.
+KERNEL_EPS = (EPS[0], EPS[-1])
+_EPS_LITERAL = re.compile(r"eps=np\.float32\([^()]*\)")
+
+
+def at_eps(fn: str, eps: float) -> str:
+    """`fn` (an expression binding rms_norm_prim_p with a literal eps=np.float32(...), as
+    bind() and grader.BIND write it) binding `eps` instead."""
+    out, n = _EPS_LITERAL.subn(f"eps=np.float32({float(eps)!r})", fn)
+    if not n:
+        raise ValueError(f"no literal eps=np.float32(...) in {fn}")
+    return out
+
+
 def expect_kernel(ask, fn: str, shape_list, *, what: str, hint: str, excusable: bool = False, batch=()) -> None:
-    """`fn` lowered by jax.jit at each shape of `shape_list`: FROM_KERNEL, eps_is(1e-5) and
-    in_rows(batch) on every program (`batch`: fn's vmap nest, (in_axes, out_axes) outermost
-    first). `excusable` (a vmap path): a shape where it fails is left out when plain jax.jit
-    of bind fails there too (asked only then): the lowering is at fault there, which
+    """`fn` lowered by jax.jit at each shape of `shape_list`, at each eps of KERNEL_EPS (its
+    literal eps replaced): FROM_KERNEL, eps_is(that eps) and in_rows(batch) on every program
+    (`batch`: fn's vmap nest, (in_axes, out_axes) outermost first). `excusable` (a vmap
+    path): a shape where it fails is left out when plain jax.jit of bind at that eps fails
+    there too (asked only then): the lowering is at fault there, which
     test_shapes_and_eval_shape says."""
-    sp = specs(shape_list)
-    got = structures(ask, fn, sp, what=what, hint=hint)
-    rule = proofs.all_of(FROM_KERNEL, eps_is(1e-5), in_rows(batch))
-    failing = [i for i, s in enumerate(got) if s.refused or rule(s)]
-    if excusable and failing:
-        jit = jit_structures(ask, [shape_list[i] for i in failing], hint=hint)
-        plain = proofs.all_of(FROM_KERNEL, eps_is(1e-5), in_rows())
-        excused = {i for i, j in zip(failing, jit) if j.refused or plain(j)}
-        got, sp = [s for i, s in enumerate(got) if i not in excused], [s for i, s in enumerate(sp) if i not in excused]
-    proofs.expect_every(got, sp, rule, what=what, hint=hint)
+    for eps in KERNEL_EPS:
+        sp = specs(shape_list)
+        got = structures(ask, at_eps(fn, eps), sp, what=what, hint=hint)
+        rule = proofs.all_of(FROM_KERNEL, eps_is(eps), in_rows(batch))
+        failing = [i for i, s in enumerate(got) if s.refused or rule(s)]
+        if excusable and failing:
+            jit = jit_structures(ask, [shape_list[i] for i in failing], hint=hint, eps=eps)
+            plain = proofs.all_of(FROM_KERNEL, eps_is(eps), in_rows())
+            excused = {i for i, j in zip(failing, jit) if j.refused or plain(j)}
+            got, sp = [s for i, s in enumerate(got) if i not in excused], [s for i, s in enumerate(sp) if i not in excused]
+        proofs.expect_every(got, sp, rule, what=what, hint=hint)
 
 
-def jit_structures(ask, shape_list, *, hint: str) -> list[Structure]:
-    """jax.jit of bind (eps 1e-5) at every shape of `shape_list` (the same question in every
+def jit_structures(ask, shape_list, *, hint: str, eps: float = 1e-5) -> list[Structure]:
+    """jax.jit of bind at `eps` at every shape of `shape_list` (the same question in every
     test, answered once per grading)."""
-    return structures(ask, bind(), specs(shape_list), what="jax.jit of rms_norm_prim_p.bind", hint=hint)
+    return structures(ask, bind(eps), specs(shape_list), what="jax.jit of rms_norm_prim_p.bind", hint=hint)
 
 
 def positions() -> list[tuple[int, int, list]]:
