@@ -1,11 +1,13 @@
 """Wrong: the forward kernel runs at every rank, but for inputs of rank 4 or more the bwd
 rule computes the derivative in JAX (jnp) instead of calling the backward kernel. Every
-gradient the value tests compare is of rank 0 to 3, and right.
+gradient the value tests compare is of rank 0 to 3, and right; the VJP run on inputs of rank 3
+to 8 (make mutants' rank survivors) holds no backward kernel at rank 4.
 
-score: 8
+score: 7
 messages:
   - "For inputs of shape (1, 1, 1, 1), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('deep_bwd')"
   - "jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): the output is not the output of your backward kernel ('deep_bwd')"
+  - "jax.jit of the VJP of silu_ffi on inputs of rank 3 to 8 does not come from your FFI kernels"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

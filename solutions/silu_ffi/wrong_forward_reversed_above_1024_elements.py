@@ -1,12 +1,14 @@
 """Wrong: for inputs of more than 1024 elements the forward kernel's output comes back
 reversed (flattened, flipped, reshaped): each value is SiLU of another input element. Values
 are checked at up to 1,000-5,000 elements; the grader follows positions at every shape, under
-jax.vmap too (whose examples are that large at rank 5).
+jax.vmap too (whose examples are that large at rank 5), and the fwd rule's primal (the VJP's
+value) at every shape.
 
-score: 8
+score: 7
 messages:
   - "For inputs of shape (1025,), jax.jit(silu_ffi): element (0,) of the output comes from element (1024,) of your input, not from element (0,)"
   - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(silu_ffi, in_axes=0)): element (0, 0, 0, 0, 0) of the output comes from element (0, 2, 4, 6, 10) of your input, not from element (0, 0, 0, 0, 0)"
+  - "For inputs of shape (1025,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[0]): element (0,) of the output comes from element (1024,) of your input"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

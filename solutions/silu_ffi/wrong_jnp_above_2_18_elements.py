@@ -1,12 +1,14 @@
 """Wrong: the kernels run for inputs of up to 2^18 elements, twice the largest input any
 test ran before the grader lowered every shape; larger inputs go through jax.nn.silu and
-a jnp derivative. Every value the tests compare is right.
+a jnp derivative. Every value the tests compare is right; the fwd rule's primal (the VJP's
+value), lowered at every shape, is JAX's there too.
 
-score: 6
+score: 5
 messages:
   - "For inputs of shape (2^18 + 1,), jax.jit(silu_ffi): the output is not the output of your forward kernel ('big_fwd'): it is computed in JAX"
   - "For inputs of shape (2^18 + 1,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('big_bwd')"
   - "jax.jit(jax.vmap(silu_ffi, in_axes=0)): the output is not the output of your forward kernel ('big_fwd')"
+  - "For inputs of shape (2^18 + 1,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[0]): the output is not the output of your forward kernel ('big_fwd')"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>
