@@ -39,8 +39,10 @@ def _cells(name: str, code: str) -> list[str]:
 @pytest.mark.parametrize("name", assignments.NAMES)
 def test_the_oracle_tells_the_reference_from_wrong_mutants(name, tmp_path, monkeypatch):
     """The source is right; a mutant of each kind the module names (KNOWN_WRONG) is wrong."""
-    monkeypatch.chdir(tmp_path)   # an answer writes files (silu.cc) where it runs
     mutants = {m.name: m for m in assignments.mutants(name)}
-    assert oracle.judge(name, _cells(name, assignments.source(name))) == ""
-    for wrong in assignments.load(name).KNOWN_WRONG:
-        assert oracle.judge(name, _cells(name, mutants[wrong].code)) != "", wrong
+    source = _cells(name, assignments.source(name))
+    wrong = {w: _cells(name, mutants[w].code) for w in assignments.load(name).KNOWN_WRONG}
+    monkeypatch.chdir(tmp_path)   # an answer writes files (silu.cc) where it runs; the repo's read first
+    assert oracle.judge(name, source) == ""
+    for w, cells in wrong.items():
+        assert oracle.judge(name, cells) != "", w
