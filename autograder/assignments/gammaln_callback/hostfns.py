@@ -83,11 +83,13 @@ def expect_host_functions_pure(ask, a):
     through a descriptor held open, no processes or sockets, no state that outlives the
     call (globals, anything reachable from them, the host function itself, process-wide
     settings), its argument left as it was, no earlier result changed; in the two worlds'
-    comparison also on a million values (references.huge_input). One sentence names the
-    first effect found."""
+    comparison also on a million values (references.huge_input) and on an input of each rank
+    from 3 to 8 (references.RANKED). One sentence names the first effect found."""
     big = references.huge_input(ask.rng(146))   # the two worlds also call them on a million values
-    report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__, larger=[big])", a=probe.numpy(a),
-                     big=probe.numpy(big), what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
+    ranked = {f"r{k}": probe.numpy(r) for k, r in enumerate(references.ranked_inputs(big))}
+    report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__, larger=[big, {', '.join(ranked)}])",
+                     a=probe.numpy(a), big=probe.numpy(big), **ranked,
+                     what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
     for call in report.calls:
         for kind, detail in call.findings():
             checks.fail(_SENTENCES.get(kind, _EFFECT)(_first(detail) if kind == "output" else detail, kind))
@@ -208,7 +210,7 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     `reference` rounded to float32, element by element (a branch inside a host function is
     invisible to the lowering of the programs at that size, which are never run), and with
     SciPy's function poisoned, keyed on `huge`'s values (witness.host_values), every element
-    changes; then on an input of rank 8 (RANKED), its values alike. Fails with the size and
+    changes; then on an input of each rank from 3 to 8 (references.RANKED), its values alike. Fails with the size and
     a counterexample."""
     small, huge = np.asarray(small), np.asarray(huge)
     found = ask.run(f"witness.host_values({hosts.fn}, a)", a=probe.numpy(small), what=f"Tracing {hosts.name}",
@@ -246,29 +248,26 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     _check_hosts_at_rank(ask, hosts, huge, roles, reference, len(found))
 
 
-# One input of rank 8 the host functions are also called on directly (a branch on `a.ndim`
-# inside one; the values tests run programs to rank 4): its values the huge input's first.
-RANKED = (2,) * 8
-
-
 def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count: int) -> None:
-    """Each host function of `roles` called directly on an input of shape RANKED (as the
-    trace at that shape calls it): its output is `reference` rounded to float32, element by
-    element. Only when that trace holds as many callbacks as the small one (`count`): else
-    its program differs, the every-shape tests' finding, and the roles would not match."""
-    x = np.ascontiguousarray(np.asarray(huge)[:int(np.prod(RANKED))].reshape(RANKED))
-    report = ask.run(f"witness.host_values({hosts.fn}, a, keep={sorted(roles)!r})", a=probe.numpy(x),
-                     what=f"Tracing {hosts.name} on shape {RANKED}", hint=hosts.hint)
-    if len(report) != count:
-        return
-    want = scipy32(reference, x).ravel()
-    what = f"A host function of {hosts.name}, called directly on an input of shape {RANKED},"
-    for entry, outputs in _called(report, roles):
-        if entry.values is None:
-            continue   # it raised: the other tests' finding
-        for j in outputs:
-            _expect_values(entry, j, want, hosts, what=what, at=x.ravel(),
-                           hint="return the SciPy function's values for every element, whatever the rank")
+    """Each host function of `roles` called directly on an input of each shape of
+    references.RANKED (ranks 3 to 8, as the trace at that shape calls it; a branch on the
+    rank inside one; the values tests run programs to rank 4): its output is `reference`
+    rounded to float32, element by element. Only where that trace holds as many callbacks
+    as the small one (`count`): else its program differs, the every-shape tests' finding,
+    and the roles would not match."""
+    for x in references.ranked_inputs(huge):
+        report = ask.run(f"witness.host_values({hosts.fn}, a, keep={sorted(roles)!r})", a=probe.numpy(x),
+                         what=f"Tracing {hosts.name} on shape {x.shape}", hint=hosts.hint)
+        if len(report) != count:
+            continue
+        want = scipy32(reference, x).ravel()
+        what = f"A host function of {hosts.name}, called directly on an input of shape {x.shape},"
+        for entry, outputs in _called(report, roles):
+            if entry.values is None:
+                continue   # it raised: the other tests' finding
+            for j in outputs:
+                _expect_values(entry, j, want, hosts, what=what, at=x.ravel(),
+                               hint="return the SciPy function's values for every element, whatever the rank")
 
 
 def _called(report, roles: dict):
