@@ -1,11 +1,12 @@
 """Wrong: the lowering ignores the primitive's eps and always sends the default 1e-5
 (bound with functools.partial into a rule that drops its eps parameter), so a
-different eps changes nothing.
+different eps changes nothing (the structure at every shape is lowered at eps 1e-30 and 1e30).
 
-score: 6
+score: 5
 messages:
   - The eps attribute of the custom_call is 1e-05, but 0.25 was bound
   - a different eps should change the result
+  - 'jax.jit of rms_norm_prim_p.bind: the custom_call to rms_norm carries eps=1e-05 where eps=1e-30 was bound'
 """
 rms_norm_prim_p = Primitive("rms_norm_prim")
 rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: ShapedArray(x.shape, x.dtype))

@@ -190,8 +190,8 @@ def jit_structures(ask, shape_list, *, hint: str, eps: float = 1e-5) -> list[Str
 def positions() -> list[tuple[int, int, list]]:
     """(in_axes, out_axes, shapes): the batch dimension at every position 0 to 7 of inputs of
     rank 2 to 8 (small distinct dims; at the first and the last position also the largest
-    shape of the rank with a batch of 3, and batches of BATCHES), out_axes the mirrored
-    position, -(in_axes + 1)."""
+    shape of the rank with a batch of 3, and batches of BATCHES; at position 1 also rows of
+    every width of FEW), out_axes the mirrored position, -(in_axes + 1)."""
     def of_rank(r, a, large):
         ranked = shapes.ranked(r, r)   # all ones, small distinct dims, one dim 0, the largest
         big = list(ranked[3])
@@ -199,6 +199,9 @@ def positions() -> list[tuple[int, int, list]]:
         return [ranked[1], tuple(big)] if large else [ranked[1]]
     out = [(0, -1, [s for r in range(2, 9) for s in of_rank(r, 0, True)] + [(b, 3, 5) for b in BATCHES])]
     out += [(a, -(a + 1), [s for r in range(max(a + 1, 2), 9) for s in of_rank(r, a, False)]) for a in range(1, 8)]
+    # the batch in the middle of rows of every width of FEW: a rule that leaves the batch where
+    # it is past some row width (found by `make mutants`)
+    out[1][2].extend((2, 3, n) for n in FEW if n > 3 and 6 * n <= shapes.MAX_ELEMENTS)
     out.append((-1, 0, [s for r in range(2, 9) for s in of_rank(r, -1, True)] + [(3, 5, b) for b in BATCHES]))
     return out
 
