@@ -42,7 +42,7 @@ def test_the_oracle_tells_the_reference_from_wrong_mutants(name, tmp_path, monke
     mutants = {m.name: m for m in assignments.mutants(name)}
     source = _cells(name, assignments.source(name))
     wrong = {w: _cells(name, mutants[w].code) for w in assignments.load(name).KNOWN_WRONG}
-    monkeypatch.chdir(tmp_path)   # an answer writes files (silu.cc) where it runs; the repo's read first
+    monkeypatch.chdir(tmp_path)   # an answer writes files (silu.cc) where it runs
     assert oracle.judge(name, source) == ""
-    for w, cells in wrong.items():
-        assert oracle.judge(name, cells) != "", w
+    for label, cells in wrong.items():
+        assert oracle.judge(name, cells) != "", label
