@@ -4,7 +4,8 @@ grader's kernel as the primitive's lowering (a custom_call to TARGET whose `axis
 is the axes it sums). Re-exported by the kit (grader.py).
 
 Each path is one program per shape holding every axis combination of that rank (all of them
-up to rank 3, a few beyond) and, under jax.vmap, every batch position; the programs of a
+up to rank 3, a few beyond) and, under jax.vmap, every batch position (and, for a few
+examples, every batch size to MAX_BATCH: a threshold on the batch size); the programs of a
 path are lowered side by side, as one. `expect_paths` states, for each output, what it must be:
 
     SUM         moved from the kernel's calls only (no jnp.sum, nothing blended in), and every
@@ -63,8 +64,8 @@ def _kept(shape, axis) -> tuple[int, ...]:
     return tuple(d for i, d in enumerate(shape) if i not in axis)
 
 
-def _batched(example, position) -> tuple[int, ...]:
-    return (*example[:position], BATCH, *example[position:])
+def _batched(example, position, size=BATCH) -> tuple[int, ...]:
+    return (*example[:position], size, *example[position:])
 
 
 def _largest(rank: int, budget: int) -> tuple[int, ...]:
@@ -127,13 +128,30 @@ def transpose_path(first):
     return expr, specs, outputs
 
 
+MAX_BATCH = 65   # a valid rule may unstack the batch (one bind per example): its trace grows with it
+
+
+def batch_sizes(example) -> list[int]:
+    """Every batch size of shapes.SIZES from 1 to MAX_BATCH whose batch of `example` fits in
+    2^31 - 1 elements: a rule that branches on the batch size changes the program at one of
+    them (a branch above MAX_BATCH is a limit stated in docs/verdicts.md)."""
+    return [n for n in shapes.SIZES if 0 < n <= MAX_BATCH and n * math.prod(example) <= shapes.MAX_ELEMENTS]
+
+
+LADDERED = ((1,), (2, 3))   # examples vmapped at every batch size (the others at BATCH)
+
+
 def vmap_path(first):
-    """One program per example shape (`first` first): an input per batch position (the example
-    with a batch of BATCH inserted there), a few axis combinations vmapped over each."""
+    """One program per example shape (`first` first) and batch size: an input per batch
+    position (the example with the batch inserted there), a few axis combinations vmapped
+    over each. Every example has a batch of BATCH; those of LADDERED also every other batch
+    size (batch_sizes)."""
     table = _table(range(1, 8), few)
     expr = (f"lambda *xs: [jax.vmap(lambda u, a=a: custom_reduce_sum(u, a), in_axes=b)(x) "
             f"for b, x in enumerate(xs) for a in {table}[x.ndim - 1]]")
-    specs = [[(_batched(e, b), "float32") for b in range(len(e) + 1)] for e in _shapes(first, examples())]
+    batches = [(e, BATCH) for e in _shapes(first, examples())]
+    batches += [(e, n) for e in LADDERED for n in batch_sizes(e) if n != BATCH]
+    specs = [[(_batched(e, b, n), "float32") for b in range(len(e) + 1)] for e, n in batches]
 
     def outputs(*xs):
         example = xs[0][1:]
