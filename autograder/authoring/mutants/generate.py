@@ -1,14 +1,16 @@
-"""Mutants of a reference answer: its source rewritten one change at a time (Python's ast,
-ast.unparse), each change applied to every piece the assignment names (spec.py: the traced
-function, each host function), of five kinds (issue 49):
+"""Mutants of an answer: its source rewritten one change at a time (Python's ast,
+ast.unparse), each change applied to every piece the assignment names (assignments/<name>.py:
+the traced function, each rule, each host function), of five kinds (issue 49):
 
-- values: an operator, a constant or a sign changed in a returned expression;
-- thresholds: each values mutant only past a size or from a rank on, at a ladder of sizes
-  from small to the largest the task covers (a branch a value test at small sizes misses);
+- values: an operator, a constant or a sign changed in a returned expression, or a text
+  edit the piece names (a parameter passed wrong);
+- thresholds: each values mutant only past a size, from a rank on or under a condition the
+  piece names, at a ladder of sizes from small to the largest the task covers (a branch a
+  value test at small sizes misses);
 - positions: the result reversed, rolled by one, or its last axis reversed, past a size;
 - provenance: the piece replaced by the same math in JAX or NumPy, everywhere or past a size;
 - effects: a host function given one effect from a library (output, files, state,
-  settings, threads), on every call or only on large ones.
+  settings, threads), on every call, above 1000 elements or from rank 5 on.
 """
 from __future__ import annotations
 
