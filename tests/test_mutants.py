@@ -3,11 +3,15 @@ kinds on every piece, each one change, each a valid answer file; the oracle find
 reference right and a moved, a thresholded and a re-sourced mutant wrong."""
 import ast
 import collections
+import json
+import os
+import subprocess
+import sys
 
 import nbformat
 import pytest
 
-from autograder.authoring.mutants import assignments, oracle
+from autograder.authoring.mutants import assignments
 from autograder.shared import catalogue, gradable, paths
 
 
@@ -37,12 +41,21 @@ def _cells(name: str, code: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", assignments.NAMES)
-def test_the_oracle_tells_the_reference_from_wrong_mutants(name, tmp_path, monkeypatch):
-    """The source is right; a mutant of each kind the module names (KNOWN_WRONG) is wrong."""
+def test_the_oracle_tells_the_reference_from_wrong_mutants(name, tmp_path):
+    """The source is right; a mutant of each kind the module names (KNOWN_WRONG) is wrong.
+    The oracle runs as make mutants runs it: a process of its own, in a folder of its own
+    (an oracle may patch JAX for its process: silu_ffi's renames FFI targets)."""
     mutants = {m.name: m for m in assignments.mutants(name)}
-    source = _cells(name, assignments.source(name))
-    wrong = {w: _cells(name, mutants[w].code) for w in assignments.load(name).KNOWN_WRONG}
-    monkeypatch.chdir(tmp_path)   # an answer writes files (silu.cc) where it runs
-    assert oracle.judge(name, source) == ""
-    for label, cells in wrong.items():
-        assert oracle.judge(name, cells) != "", label
+    batch = [{"name": "source", "kind": "values", "cells": _cells(name, assignments.source(name))}]
+    batch += [{"name": w, "kind": mutants[w].kind, "cells": _cells(name, mutants[w].code)}
+              for w in assignments.load(name).KNOWN_WRONG]
+    (tmp_path / "mutants.json").write_text(json.dumps(batch))
+    run = subprocess.run([sys.executable, "-m", "autograder.authoring.mutants.oracle", name, "mutants.json"],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(paths.repo_root())})
+    lines = [line for line in run.stdout.splitlines() if line.startswith("{")]   # cells print too
+    why = {item["name"]: item["wrong"] for item in map(json.loads, lines)}
+    assert set(why) == {item["name"] for item in batch}, run.stderr[-2000:]
+    assert why.pop("source") == ""
+    for label, reason in why.items():
+        assert reason != "", label

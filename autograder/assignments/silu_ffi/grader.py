@@ -22,7 +22,7 @@ import hashlib
 import numpy as np
 
 from autograder.shared import checks, evidence, gates, poison, proofs
-from autograder.assignments.silu_ffi import EXERCISE, at_scale, every_shape
+from autograder.assignments.silu_ffi import EXERCISE, at_scale, every_shape, ranks
 
 NOT_DEFINED = ("silu_ffi is not defined; run the answer cell to the end without an error "
                "(a KernelBuildError means your C++ did not compile).")
@@ -327,73 +327,23 @@ def expect_distinct_backward_kernel(report, fwd, forward, size):
 
 def expect_forward_kernel_at_scale(ask, x):
     """The forward kernel, called directly on x (at_scale.forward_inputs), returns silu(x) in
-    every element; and jax.jit(silu_ffi) does at every rank from 3 to 8 (expect_forward_at_every_rank)."""
+    every element; and jax.jit(silu_ffi) does at every rank from 3 to 8 (ranks.py)."""
     at_scale.expect_kernel(ask, "silu_ffi", [x], silu_np64(x), kernel="forward kernel",
                            path="jax.jit(silu_ffi)", rtol=1e-5, atol=1e-6, given=True,
                            hint="it must compute silu(x) for every element of x, in its place, whatever the size of x")
-    expect_forward_at_every_rank(ask)
+    ranks.expect_forward_at_every_rank(ask)
 
 
 def expect_backward_kernel_at_scale(ask, x, ct):
     """The backward kernel, called directly on x and the cotangent ct (at_scale.backward_inputs)
     and on what else the VJP gives it, returns ct·silu'(x) in every element; and the VJP does,
-    its primal too, at every rank from 3 to 8 and (the primal) at every shape (expect_vjp_at_every_rank)."""
+    its primal too, at every rank from 3 to 8 and (the primal) at every shape (ranks.py)."""
     at_scale.expect_kernel(ask, "lambda v, c: jax.vjp(silu_ffi, v)[1](c)[0]", [x, ct],
                            silu_grad_np64(x, ct), kernel="backward kernel",
                            path="The VJP of silu_ffi with a random cotangent", rtol=1e-4, atol=1e-5, given=False,
                            hint="it must compute ȳ·σ(x)·(1 + x·(1 − σ(x))) for every element, in its place, whatever "
                                 "the size of x")
-    expect_vjp_at_every_rank(ask)
-
-
-# Inputs of rank 3 to 8: the kernels are called directly on 1-d inputs and the value tests run
-# ranks 0 to 3, while a C++ kernel may branch on the rank of its buffer (x.dimensions()).
-RANKS = ((2, 3, 4), (2, 1, 3, 2), (1, 2, 3, 1, 2), (2, 1, 2, 1, 3, 1), (1, 2, 1, 2, 1, 2, 3), (2, 1, 2, 1, 2, 1, 2, 3))
-RANK_HINT = "{kernel} must compute {what} for inputs of any rank (the grader runs ranks 0 to 8)"
-
-
-def _ranked(ask, seed: int, prefix: str) -> dict:
-    """An input of each shape of RANKS, named by `prefix` and its rank."""
-    return {f"{prefix}{len(s)}": ask.normal(seed + len(s), s, scale=3) for s in RANKS}
-
-
-def expect_forward_at_every_rank(ask):
-    """jax.jit(silu_ffi) on an input of each rank from 3 to 8 (RANKS; one program) returns
-    silu(x) in every element, from the forward kernel (kernel_values' gate)."""
-    xs = _ranked(ask, 360, "x")
-    fn = f"lambda {', '.join(xs)}: ({', '.join(f'silu_ffi({n})' for n in xs)},)"
-    hint = RANK_HINT.format(kernel="the forward kernel", what="silu(x)")
-    got = kernel_values(ask, fn, "jax.jit(silu_ffi) on inputs of rank 3 to 8", hint, **xs)
-    for x, y in zip(xs.values(), got):
-        checks.expect_close(y, silu_np64(x), what=f"jax.jit(silu_ffi) on shape {x.shape}", hint=hint, at=x)
-
-
-VJP_PRIMAL = "lambda v: jax.vjp(silu_ffi, v)[0]"
-
-
-def expect_vjp_at_every_rank(ask):
-    """The VJP of silu_ffi (its primal, from the fwd rule, and its cotangent, from the bwd
-    rule) on an input of each rank from 3 to 8 with a random cotangent (RANKS; one program)
-    is silu(x) and ct·silu'(x) in every element, from the kernels (kernel_values' gate); and
-    the primal alone at every shape is, shapes aside, the program of rank 3 (every_shape): the
-    value tests read the fwd rule's primal (value_and_grad) on 200 values only."""
-    xs, cts = _ranked(ask, 370, "x"), _ranked(ask, 380, "c")
-    pairs = ", ".join(f"({x}, {c})" for x, c in zip(xs, cts))
-    fn = (f"lambda {', '.join([*xs, *cts])}: tuple(o for v, c in ({pairs},) "
-          "for o in (lambda y, back: (y, back(c)[0]))(*jax.vjp(silu_ffi, v)))")
-    hint = RANK_HINT.format(kernel="the fwd rule and the backward kernel", what="silu(x) and ȳ·silu'(x)")
-    got = kernel_values(ask, fn, "jax.jit of the VJP of silu_ffi on inputs of rank 3 to 8", hint, **xs, **cts)
-    for k, (x, ct) in enumerate(zip(xs.values(), cts.values())):
-        checks.expect_close(got[2 * k], silu_np64(x), what=f"The primal of jax.vjp(silu_ffi) on shape {x.shape}",
-                            hint="the fwd rule's first output must be silu(x), whatever the shape of x", at=x)
-        expect_gradient_close(got[2 * k + 1], silu_grad_np64(x, ct), hint=hint, at=x,
-                              what=f"The VJP of silu_ffi with a random cotangent on shape {x.shape}")
-    base = RANKS[0]
-    path = every_shape.Path(every_shape.Item(VJP_PRIMAL, ((base, "float32"),), f"jax.jit({VJP_PRIMAL})"),
-                            [every_shape.Item(VJP_PRIMAL, ((s, "float32"),), f"jax.jit({VJP_PRIMAL})")
-                             for s in every_shape.shapes.every()])
-    every_shape.expect_within(ask, path, "your forward kernel",
-                              hint=EVERY_SHAPE_HINT.format(path="the fwd rule of silu_ffi"))
+    ranks.expect_vjp_at_every_rank(ask)
 
 
 # ---- every shape (every_shape.py), and the eager calls ----
