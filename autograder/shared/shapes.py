@@ -6,10 +6,14 @@ time, changes the program at one of them wherever its threshold sits.
     RANKED    ranks 0 to 8: all dims 1, small distinct dims, an empty one, and dims whose
               product comes near 2^31 - 1
     rows(...) 2-d inputs whose last dimension (a row) is 1 to 2^31 - 1 wide
+
+and the small concrete shapes host functions are called on directly (HOST_RANKED).
 """
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 MAX_ELEMENTS = 2**31 - 1
 SIZES = tuple(sorted({0, 1, MAX_ELEMENTS, *(2**k for k in range(1, 31)), *(2**k + 1 for k in range(1, 31))}))
@@ -63,3 +67,15 @@ def label(shape: tuple[int, ...]) -> str:
             return "2^31 - 1"
         return str(d)
     return "(" + ", ".join(dim(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+# The ranks a branch inside a host function could test (no lowering sees inside one): a
+# small input of each rank from 3 to 8 that pure_callback_doubler's and gammaln_callback's
+# host functions are called on directly, for their values and in the two worlds.
+HOST_RANKED = [(3, 4, 5), (2, 3, 4, 5), (2, 3, 2, 3, 2), (2, 1, 3, 1, 2, 2), (2,) * 7, (2,) * 8]
+
+
+def host_ranked_inputs(a) -> list[np.ndarray]:
+    """An input of each shape of HOST_RANKED, its values the first of the 1-d `a`'s."""
+    a = np.asarray(a)
+    return [np.ascontiguousarray(a[:math.prod(s)].reshape(s)) for s in HOST_RANKED]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.shared import checks, gates, poison, probe
+from autograder.shared import checks, gates, poison, probe, shapes
 from autograder.shared.evidence import Report
 from autograder.assignments.gammaln_callback import records  # noqa: F401  (its records decode in this process)
 from autograder.assignments.gammaln_callback.questions import (
@@ -84,9 +84,9 @@ def expect_host_functions_pure(ask, a):
     call (globals, anything reachable from them, the host function itself, process-wide
     settings), its argument left as it was, no earlier result changed; in the two worlds'
     comparison also on a million values (references.huge_input) and on an input of each rank
-    from 3 to 8 (references.RANKED). One sentence names the first effect found."""
+    from 3 to 8 (shapes.HOST_RANKED). One sentence names the first effect found."""
     big = references.huge_input(ask.rng(146))   # the two worlds also call them on a million values
-    ranked = {f"r{k}": probe.numpy(r) for k, r in enumerate(references.ranked_inputs(big))}
+    ranked = {f"r{k}": probe.numpy(r) for k, r in enumerate(shapes.host_ranked_inputs(big))}
     report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__, larger=[big, {', '.join(ranked)}])",
                      a=probe.numpy(a), big=probe.numpy(big), **ranked,
                      what="Tracing gammaln_cb and jax.grad(gammaln_cb)", hint=FORWARD_HINT)
@@ -210,8 +210,8 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     `reference` rounded to float32, element by element (a branch inside a host function is
     invisible to the lowering of the programs at that size, which are never run), and with
     SciPy's function poisoned, keyed on `huge`'s values (witness.host_values), every element
-    changes; then on an input of each rank from 3 to 8 (references.RANKED), its values alike. Fails with the size and
-    a counterexample."""
+    changes; then on an input of each rank from 3 to 8 (shapes.HOST_RANKED), its values
+    alike. Fails with the size and a counterexample."""
     small, huge = np.asarray(small), np.asarray(huge)
     found = ask.run(f"witness.host_values({hosts.fn}, a)", a=probe.numpy(small), what=f"Tracing {hosts.name}",
                     hint=hosts.hint)
@@ -250,12 +250,12 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
 
 def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count: int) -> None:
     """Each host function of `roles` called directly on an input of each shape of
-    references.RANKED (ranks 3 to 8, as the trace at that shape calls it; a branch on the
+    shapes.HOST_RANKED (ranks 3 to 8, as the trace at that shape calls it; a branch on the
     rank inside one; the values tests run programs to rank 4): its output is `reference`
     rounded to float32, element by element. Only where that trace holds as many callbacks
     as the small one (`count`): else its program differs, the every-shape tests' finding,
     and the roles would not match."""
-    for x in references.ranked_inputs(huge):
+    for x in shapes.host_ranked_inputs(huge):
         report = ask.run(f"witness.host_values({hosts.fn}, a, keep={sorted(roles)!r})", a=probe.numpy(x),
                          what=f"Tracing {hosts.name} on shape {x.shape}", hint=hosts.hint)
         if len(report) != count:

@@ -57,18 +57,6 @@ def huge_input(rng):
     return a
 
 
-# The shapes of rank 3 to 8 every host function is also called on directly, for its values
-# and in the two worlds' comparison (a branch on `a.ndim` inside one; the values tests run
-# programs to rank 4): the doubler's ranks.
-RANKED = [(3, 4, 5), (2, 3, 4, 5), (2, 3, 2, 3, 2), (2, 1, 3, 1, 2, 2), (2,) * 7, (2,) * 8]
-
-
-def ranked_inputs(a):
-    """An input of each shape of RANKED, its values the first of `a`'s (1-D)."""
-    a = np.asarray(a)
-    return [np.ascontiguousarray(a[:int(np.prod(s))].reshape(s)) for s in RANKED]
-
-
 def forward_input(rng):
     """EDGES and 42 values drawn over the whole domain (`domain_values`), shuffled into a
     float32 (3, 4, 5)."""

@@ -269,9 +269,10 @@ def host_purity(ask, **inputs):
     and of the working folder, its output seen at file-descriptor level, files opened and
     processes or sockets started seen from below Python (an evidence.HostPurity). The two
     worlds' comparison (witness/worlds.py) also calls it on the big input and one of each
-    rank of RANKED: an effect only on large or high-rank inputs is an effect."""
+    rank of shapes.HOST_RANKED: an effect only on large or high-rank inputs is an effect."""
     big = big_input(ask)
-    larger = {"big": probe.numpy(big), **{f"r{i}": probe.numpy(x) for i, x in enumerate(ranked_inputs(big))}}
+    ranked = shapes.host_ranked_inputs(big)
+    larger = {"big": probe.numpy(big), **{f"r{i}": probe.numpy(x) for i, x in enumerate(ranked)}}
     return ask.run(f"witness.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__, "
                    f"larger=[{', '.join(larger)}])",
                    example=example(), **inputs, **larger, what=TRACING, hint=TRACING_HINT)
@@ -306,23 +307,13 @@ def big_input(ask):
     return a
 
 
-# The ranks a branch inside the host function could test: one input of each, from rank 3 to
-# 8, its values drawn from the big input's (tracing takes the big input: a host function the
-# trace picks by rank is the every-shape tests' finding).
-RANKED = [(3, 4, 5), (2, 3, 4, 5), (2, 3, 2, 3, 2), (2, 1, 3, 1, 2, 2), (2,) * 7, (2,) * 8]
-
-
-def ranked_inputs(a) -> list[np.ndarray]:
-    """An input of each shape of RANKED, its values the first of `a`'s."""
-    return [np.ascontiguousarray(a[:int(np.prod(s))].reshape(s)) for s in RANKED]
-
-
 def big_host_calls(ask, a):
-    """witness.host_calls on the large input `a` and on an input of each rank of RANKED: the
-    host function JAX calls for an input of `a`'s size (the one pure_callback of the trace at
-    that shape) called directly on each, once, as a NumPy array (the kind on which it may run
+    """witness.host_calls on the large input `a` and on an input of each rank of
+    shapes.HOST_RANKED: the host function JAX calls for an input of `a`'s size (the one
+    pure_callback of the trace at that shape; a host function the trace picks by rank is the
+    every-shape tests' finding) called directly on each, once, as a NumPy array (the kind on which it may run
     no JAX either)."""
-    ranked = {f"r{i}": probe.numpy(x) for i, x in enumerate(ranked_inputs(a))}
+    ranked = {f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_ranked_inputs(a))}
     return ask.run(f"witness.host_calls(pure_callback_doubler, big, [big, {', '.join(ranked)}])",
                    big=probe.numpy(a), **ranked, what=f"{TRACING} on shape ({a.size},)", hint=TRACING_HINT)
 
@@ -340,7 +331,7 @@ def expect_numpy_doubling_at_scale(ask):
     on = (f"{kind} of {a.size:,} values given to it directly (every magnitude, both signs, infinities and NaN, "
           "in random order)")
     expect_numpy_doubling(report.calls[0], a, kind=kind, on=on, jax_allowed=False)
-    for call, x in zip(report.calls[1:], ranked_inputs(a)):
+    for call, x in zip(report.calls[1:], shapes.host_ranked_inputs(a)):
         expect_numpy_doubling(call, x, kind=kind, on=f"{kind} of shape {x.shape} given to it directly",
                               jax_allowed=False)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autograder.authoring.mutants.generate import RANKS, SIZES, Mutant
+from autograder.authoring.mutants.generate import SIZES, Mutant, ladder
 
 WIDTHS = (8, 512, 4096)   # "past a row width": the last dimension of the buffer
 _BINARY = re.compile(r"(?<=\s)([-+*/])(?=\s)")
@@ -53,12 +53,11 @@ def mutants(code: str, pieces: list[CxxPiece]) -> list[Mutant]:
             if unknown:
                 raise ValueError(f"{piece.name}: no values change {sorted(unknown)}")
             changes = [c for c in changes if c[0] in piece.changes]
+        thresholds = ladder(piece.count, piece.rank)
+        thresholds += [(f"width>{w}", f"{piece.width} > {w}", f"rows wider than {w}") for w in WIDTHS]
         for label, new, op in changes:
             where = f"{piece.name}: {label}"
             found.append(Mutant(f"values/{piece.name}/{label}", "values", statement(piece.lhs, new, op), where))
-            thresholds = [(f"size>{s}", f"{piece.count} > {s}", f"above {s:,} elements") for s in SIZES[1:]]
-            thresholds += [(f"rank>={r}", f"{piece.rank} >= {r}", f"from rank {r} on") for r in RANKS]
-            thresholds += [(f"width>{w}", f"{piece.width} > {w}", f"rows wider than {w}") for w in WIDTHS]
             for t_label, condition, words in thresholds:
                 if op == "+=":   # the branch adds or assigns
                     guarded = f"(({condition}) ? {piece.lhs} + ({rhs}) : ({rhs}))"

@@ -69,6 +69,14 @@ EFFECTS = {
 }
 
 
+def ladder(size_of: str, rank_of: str) -> list[tuple[str, str, str]]:
+    """(label, condition, words) of each threshold past a size of SIZES and from a rank of
+    RANKS, for the expressions of a piece's size and rank (the condition reads as Python and
+    as C++ alike)."""
+    return ([(f"size>{n}", f"{size_of} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
+            + [(f"rank>={r}", f"{rank_of} >= {r}", f"from rank {r} on") for r in RANKS])
+
+
 def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
     """Every mutant of `code` (an answer's source) over `pieces`."""
     tree = ast.parse(code)
@@ -79,12 +87,10 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
             continue
         arg = fn.args.args[0].arg if fn.args.args else "x"
         size_of, rank_of = piece.size.format(arg=arg), piece.rank.format(arg=arg)
+        thresholds = ladder(size_of, rank_of) + [(c, condition, f"when {c}") for c, condition in piece.conditions]
         for label, changed in _numbered([*_values(fn, piece.element), *_edits(fn, piece.edits)]):
             found.append(_make(tree, piece, "values", f"values/{piece.name}/{label}", changed,
                                f"{piece.name}: {label}"))
-            thresholds = [(f"size>{n}", f"{size_of} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
-            thresholds += [(f"rank>={r}", f"{rank_of} >= {r}", f"from rank {r} on") for r in RANKS]
-            thresholds += [(c_label, condition, f"when {c_label}") for c_label, condition in piece.conditions]
             for t_label, condition, words in thresholds:
                 found.append(_make(tree, piece, "thresholds", f"thresholds/{piece.name}/{label}/{t_label}",
                                    _guard(fn, changed, condition), f"{piece.name}: {label}, {words}"))
