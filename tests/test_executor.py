@@ -211,7 +211,29 @@ def test_the_executor_hands_out_dirty_allocations():
     not only where the heap hands out used memory (a large allocation is fresh zero pages)."""
     import subprocess
     import sys
-    code = ("from autograder.executor.__main__ import _dirty_allocations; _dirty_allocations(); "
+    code = ("from autograder.executor import allocations; allocations.dirty(); "
             "import numpy as np; print(int(np.count_nonzero(np.empty(1 << 22, np.uint8))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == 1 << 22
+
+
+def test_a_library_that_turns_the_pattern_off_is_overruled(tmp_path):
+    """A constructor of the student's library calls mallopt(M_PERTURB, 0) (issue 54): the
+    executor sets the pattern again after each load and before each request."""
+    import subprocess
+    import sys
+    source = tmp_path / "off.c"
+    source.write_text("#include <malloc.h>\n__attribute__((constructor)) static void off(void) "
+                      "{ mallopt(M_PERTURB, 0); }\n")
+    library = tmp_path / "liboff.so"
+    subprocess.run(["clang", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    code = ("import ctypes, numpy as np\n"
+            "from autograder.executor import allocations\n"
+            "count = lambda: int(np.count_nonzero(np.empty(1 << 22, np.uint8)))\n"
+            "allocations.dirty()\n"
+            f"ctypes.CDLL({str(library)!r})\n"
+            "off = count()\n"
+            "allocations.dirty()\n"
+            "print(off, count())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert [int(n) for n in out.stdout.split()] == [0, 1 << 22]

@@ -153,17 +153,19 @@ def witness():
                          cwd=home, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     seen = json.loads(out.stdout.strip().splitlines()[-1])
-    yield home, seen["pid"], seen["bindings"], settings.load().limits, top / "executor"
+    yield home, seen["pid"], seen["bindings"], settings.load().limits, top   # top: root's alone
     shutil.rmtree(top, ignore_errors=True)
 
 
 def _executor(witness, runs_answer=True):
     from autograder.runner.executor_client import Executor
     from autograder.runner.libraries import Libraries
-    home, pid, _, limits, folder = witness
-    executor = Executor(folder, limits)
-    executor.libraries = Libraries(home, _account("student").pw_uid, limits, folder / "libraries", lambda: pid,
-                                   runs_answer)
+    home, pid, _, limits, top = witness
+    place = Path(tempfile.mkdtemp(dir=top))   # one per test: the fixture's witness is shared
+    os.chmod(place, 0o711)
+    executor = Executor(place / "executor", limits)
+    executor.libraries = Libraries(home, _account("student").pw_uid, limits, place / "libraries", lambda: pid,
+                                   runs_answer, reader_gid=_account("executor").pw_gid)
     return executor
 
 
@@ -190,7 +192,7 @@ def test_the_executor_runs_each_library_as_the_notebook_loaded_it_whatever_becam
             report = executor.run({"op": "run", "text": _program(f"w_flag{i}"), "args": [X], "bindings": bindings})
             assert report.refused == "", flags
             np.testing.assert_allclose(report.value[0], X * (i + 2), rtol=1e-6, err_msg=flags)
-        kept = sorted(p.name for p in (witness[4] / "libraries").glob("*.so"))
+        kept = sorted(p.name for p in executor.libraries.target.glob("*.so"))
         assert len(kept) == 5 + len(FLAGS) and all(len(n) == len("0" * 64 + ".so") for n in kept)   # by sha256
     finally:
         executor.close()

@@ -21,9 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.special
 
-from autograder.witness import hostcall, reach, worlds
+from autograder.witness import atfork, hostcall, reach, worlds
 
 hostcall.install()
+atfork.snapshot()   # as the witness does before the notebook: the hooks below are the notebook's
 jnp.zeros(1).block_until_ready()
 VAR = contextvars.ContextVar("cases_calls", default=0)
 LOCAL = threading.local()
@@ -159,6 +160,18 @@ def library_attribute(x):
     return double(x)
 
 
+FORKED = [0]
+
+
+def at_fork_hidden(x):
+    """Counts its calls; the notebook's at-fork hook (below) zeroes the count in every fork."""
+    FORKED[0] += 1
+    return double(x)
+
+
+os.register_at_fork(after_in_child=lambda: FORKED.__setitem__(0, 0))
+
+
 class Ticker:
     """A notebook's own background thread (a progress bar's monitor) that keeps changing state."""
     ticks = 0
@@ -170,11 +183,20 @@ def _tick():
         threading.Event().wait(0.001)
 
 
+def _toggle_umask():
+    """Another of the notebook's threads: it keeps flipping the umask, which the host function
+    `umask` writes too (issue 54: its write was excused as the thread's)."""
+    while True:
+        os.umask(os.umask(0o022) ^ 0o002)
+        threading.Event().wait(0.001)
+
+
 threading.Thread(target=_tick, daemon=True).start()
+threading.Thread(target=_toggle_umask, daemon=True).start()
 INPUTS = [np.arange(5, dtype=np.float32), np.linspace(-3, 3, 100).astype(np.float32)]
 found = {}
 for name, host in list(globals().items()):
-    if callable(host) and getattr(host, "__module__", "") == "__main__" and name not in ("double", "_tick", "Ticker"):
+    if callable(host) and getattr(host, "__module__", "") == "__main__" and name not in ("double", "_tick", "Ticker", "_toggle_umask"):
         with open(os.devnull, "w") as quiet, redirect_stdout(quiet):
             host(INPUTS[0])   # the notebook called it before
         found[name] = worlds.effects([functools.partial(host, a) for a in INPUTS + INPUTS])

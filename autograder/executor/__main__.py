@@ -17,21 +17,9 @@ import os
 import sys
 
 
-def _dirty_allocations() -> None:
-    """Every buffer malloc hands out (the outputs of the kernels called here among them)
-    filled with a byte pattern, glibc's M_PERTURB, not the zero pages of a fresh large
-    allocation: a kernel that reads its result buffer before writing it (`y[i] += ...`) then
-    shows at every size, as it does at small ones where the heap hands out used memory
-    (make mutants, silu_ffi: its forward kernel accumulating above 1000 elements)."""
-    import ctypes
-    try:
-        ctypes.CDLL(None).mallopt(-6, 0xA5)   # M_PERTURB: allocations filled with ~0xA5
-    except (OSError, AttributeError):   # not glibc
-        pass
-
-
 def main(request_fd: str, reply_fd: str) -> None:
-    _dirty_allocations()
+    from autograder.executor import allocations
+    allocations.dirty()
     from autograder.executor import program
     from autograder.shared import wire
 
@@ -57,6 +45,7 @@ def main(request_fd: str, reply_fd: str) -> None:
         for key in ("args", "operands", "recorded"):   # runner/executor_client.py ENCODED
             if key in message:
                 message[key] = wire.decode(message[key])
+        allocations.dirty()   # again: the student's C++ may have turned it off (allocations.py)
         reply = program.handle(message, serve=serve)
         sys.stdout.flush()
         wire.send(replies, {"ok": wire.encode(reply)})

@@ -14,6 +14,7 @@ from python_on_whales import docker
 from python_on_whales.exceptions import DockerException
 
 from autograder.shared.config import SEED_VARIABLE, ContainerLimits
+from autograder.shared.safe_files import read_regular
 
 
 @dataclass
@@ -89,14 +90,14 @@ def _stopped_within(container, seconds: float) -> bool:
 
 
 def _read_json(container, name: str, max_bytes: int) -> dict | None:
-    """/autograder/results/<name> from the stopped container, as data (None if absent,
-    too large or not JSON)."""
+    """/autograder/results/<name> from the stopped container, as data (None if absent, not a
+    regular file, too large or not JSON: `docker cp` copies a link as a link, which is never
+    followed here, on the instructor's machine)."""
     with tempfile.TemporaryDirectory() as tmp:
         try:
             docker.container.copy((container, f"/autograder/results/{name}"), Path(tmp) / "r.json")
-            if (Path(tmp) / "r.json").stat().st_size > max_bytes:
-                return None
-            return json.loads((Path(tmp) / "r.json").read_text())
+            data, _ = read_regular(Path(tmp) / "r.json", max_bytes)
+            return None if data is None else json.loads(data)
         except (DockerException, OSError, ValueError):
             return None
 

@@ -37,8 +37,11 @@ import os
 import pickle
 import pwd
 import shutil
+import stat
 import sys
 import tempfile
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -48,6 +51,7 @@ from autograder import assignments as exercises
 from autograder.shared import cases, config as settings, gradable, submissions
 from autograder.shared.otter_classes import AutograderConfig, ExceptionTestFile, GradingResults
 from autograder.shared.probe import Remote, Unanswered
+from autograder.shared.safe_files import write_atomic
 from autograder.runner import verdicts
 from autograder.runner.executor_client import USER as EXECUTOR_USER, Executor
 from autograder.runner.libraries import Libraries
@@ -55,11 +59,17 @@ from autograder.runner.sandbox import Witness, become_subreaper, kill_user
 
 
 def lock_down(root: Path) -> None:
-    """Only root may enter /autograder while student code runs."""
+    """Only root may enter /autograder, or read any file in it, while student code runs: every
+    folder 0700 and every file stripped of its group's and others' bits (the hidden tests
+    stay unreadable even to a user who came to own a folder above them). Links are left as
+    they are (chmod would follow them)."""
     os.chmod(root, 0o700)
-    for child in root.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            os.chmod(child, 0o700)
+    for folder, subfolders, files in os.walk(root):   # os.walk does not enter linked folders
+        for name in subfolders + files:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            if not stat.S_ISLNK(info.st_mode):
+                os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
 
 
 def find_notebook(submission: Path, assignment: str, work: Path, max_bytes: int) -> submissions.Submission:
@@ -87,6 +97,13 @@ def student_copy(notebook: Path, nb, work: Path, user: str, assignment: str) -> 
     listing = gradable.write(nb, work / "cells.json", exercise.witness_imports, exercise.name)
     os.chmod(listing, 0o644)
     return listing
+
+
+def _gid_of(user: str) -> int | None:
+    try:
+        return pwd.getpwnam(user).pw_gid
+    except KeyError:   # no such account: the executor says so when a test needs it
+        return None
 
 
 def _pid_of(witness: Witness | None):
@@ -127,8 +144,9 @@ def grade_submission(root: Path, config: dict, user: str = "student",
             answer = witness.answer
         executor = Executor(work / "executor", limits, executor_user)
         executor.libraries = Libraries(work / "student", pwd.getpwnam(user).pw_uid, limits,
-                                       work / "executor" / "libraries", _pid_of(witness),
-                                       exercises.record(assignment).answer_kernels)
+                                       work / "libraries", _pid_of(witness),
+                                       exercises.record(assignment).answer_kernels,
+                                       reader_gid=_gid_of(executor_user))
         env = Remote(answer, seed=record["seed"], execute=executor.run)
         clock = lambda: {**env.ask.spent, "notebook": witness.notebook_s if witness else 0.0}  # noqa: E731
         for test_file in tests:
@@ -162,13 +180,17 @@ def _log_output(process, name: str = "notebook") -> None:
 
 def write_results(results: GradingResults, record: dict, root: Path, config: dict) -> dict:
     output = results.to_gradescope_dict(AutograderConfig(config))
-    out = root / "results"
-    out.mkdir(exist_ok=True)
-    (out / "results.json").write_text(json.dumps(output, indent=2))
-    (out / "grading.json").write_text(json.dumps(record, indent=2))   # instructors' only
-    with open(out / "results.pkl", "wb") as f:
-        pickle.dump(results, f)
+    _write(root, output, record, results)
     return output
+
+
+def _write(root: Path, output: dict, record: dict, results: GradingResults) -> None:
+    """results.json, grading.json (instructors' only) and results.pkl, each replaced whole in
+    root's results folder (never written through what stands at their names)."""
+    out = root / "results"
+    write_atomic(out, "results.json", json.dumps(output, indent=2).encode())
+    write_atomic(out, "grading.json", json.dumps(record, indent=2).encode())
+    write_atomic(out, "results.pkl", pickle.dumps(results))
 
 
 GRADER_ERROR_TEST = "Grading error"
@@ -208,31 +230,57 @@ def write_grader_error(root: Path, error: dict, seed: int | None, users: tuple[s
     if possible is not None:
         test["max_score"] = possible
     output = {"score": 0, "tests": [test]}   # the sentence once: the test's output is what students read
-    out = root / "results"
-    out.mkdir(exist_ok=True)
-    (out / "results.json").write_text(json.dumps(output, indent=2))
-    (out / "grading.json").write_text(json.dumps({"seed": seed, "cases": [], "grader_error": error}, indent=2))
     reason = f"grader error: {error['type']}: {error['message']}"[:500]
-    with open(out / "results.pkl", "wb") as f:   # Otter's own failed grading: otter grade's CSV shows `reason`
-        pickle.dump(GradingResults.without_results(RuntimeError(reason)), f)
+    # Otter's own failed grading as results.pkl: otter grade's CSV shows `reason`
+    _write(root, output, {"seed": seed, "cases": [], "grader_error": error},
+           GradingResults.without_results(RuntimeError(reason)))
     return output
+
+
+DEADLINE_GRACE_S = 15.0   # after limits.runner_s: the main thread's time to write what it graded
+
+
+def _watchdog(seconds: float, root: Path, seed: int | None, users: tuple[str, ...]) -> threading.Timer:
+    """The runner's own deadline (limits.runner_s), shorter than the container's: every
+    process of `users` is killed (a question in flight fails at once); a grading still
+    unwritten DEADLINE_GRACE_S later is recorded as a grader error, and the runner exits 0."""
+    def expire() -> None:
+        for user in users:
+            kill_user(user)
+        time.sleep(DEADLINE_GRACE_S)
+        error = {"type": "GradingDeadline", "message": f"the grading did not finish within {seconds:.0f} s "
+                 "(limits.runner_s)", "traceback": ""}
+        print(f"--- the grader failed ---\n{error['message']}\n--- end of the grader's failure ---")
+        try:
+            write_grader_error(root, error, seed, users)
+        finally:
+            sys.stdout.flush()
+            os._exit(0)
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def main(root: str = "/autograder", user: str = "student", executor_user: str = EXECUTOR_USER) -> None:
     path = Path(root)
-    seed = None
+    seed = watchdog = None
     try:
         become_subreaper()
         seed = verdicts.draw_seed()
+        watchdog = _watchdog(settings.runner_limits(path / "source").runner_s, path, seed, (user, executor_user))
         config = json.loads((path / "source" / "otter_config.json").read_text())
         results, record = grade_submission(path, config, user, executor_user, seed)
         output = write_results(results, record, path, config)
+        watchdog.cancel()
         print(f"score: {results.total} / {results.possible}")
     except Exception as exc:  # noqa: BLE001 (our own failure, whatever it is, still gives a result)
         error = grader_error(exc)
         print(f"--- the grader failed ---\n{error['traceback']}--- end of the grader's failure ---")
         sys.stdout.flush()
         output = write_grader_error(path, error, seed, (user, executor_user))
+        if watchdog is not None:
+            watchdog.cancel()
         print(f"score: 0 / {output['tests'][0].get('max_score', '?')} (grader error)\n{GRADER_ERROR_SENTENCE}")
     if "output" in output:
         print(output["output"])

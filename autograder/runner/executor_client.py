@@ -1,8 +1,10 @@
 """The grader's handle on the executor (autograder.executor): started on the first program
-a test hands it, as the `executor` user with the witness's limits, in its own folder, into
-which the libraries the notebook loaded are copied as programs name them (read here, by
-root, from the witness's captures: autograder/runner/libraries.py); restarted after a crash;
-every process of that user is killed on close()."""
+a test hands it, as the `executor` user with the witness's limits, in its own folder (made
+and handed to that user once, before its first start: root never touches it again, since
+what is in it is then the executor's, and the executor runs the student's C++); the
+libraries the notebook loaded are copied, as programs name them, into a folder of root's
+beside it (read here, by root, from the witness's captures: autograder/runner/libraries.py);
+restarted after a crash; every process of that user is killed on close()."""
 from __future__ import annotations
 
 import os
@@ -61,15 +63,20 @@ class Executor(LimitedProcess):
         if not available(self.user):
             raise Unanswered(f"{{what}} was not computed: this grading environment has no account "
                              f"{self.user!r} to run programs with (its setup.sh or image is out of date)")
-        self._prepare_home()
-        self._spawn_module("autograder.executor", env=loaded.executor_env(self.work / "libraries"))
+        if not self.starts:
+            self._make_home()
+        folder = self.libraries.target if self.libraries is not None else None
+        self._spawn_module("autograder.executor", env=loaded.executor_env(folder))
 
-    def _prepare_home(self) -> None:
+    def _make_home(self) -> None:
+        """The executor's folder, made new and given to its user before its first start; on a
+        restart it is left as it is (chowning there again would follow whatever link the
+        executor planted: issue 54)."""
         account = pwd.getpwnam(self.user)
-        (self.work / "tmp").mkdir(parents=True, exist_ok=True)
-        for path in (self.work, self.work / "tmp"):
+        self.work.mkdir(mode=0o700)   # new: its parent is root's alone
+        (self.work / "tmp").mkdir(mode=0o700)
+        for path in (self.work / "tmp", self.work):
             os.chown(path, account.pw_uid, account.pw_gid)
-        os.chmod(self.work, 0o700)
 
 
 def available(user: str = USER) -> bool:

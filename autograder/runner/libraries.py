@@ -9,7 +9,10 @@ name and address, in its live process) and which offset the handler is
 (autograder/witness/registry.py); here, as root, the captures of the live witness are read
 (the folder opened component by component without following a link; only regular files the
 student owns, within limits.loaded_library_bytes each, loaded_libraries_bytes and
-loaded_libraries in all) and copied into the executor's folder as <sha256>.so, each also
+loaded_libraries in all; at most loaded_libraries records, chosen by their names and each
+read within RECORD_BYTES: the folder is the student's to fill) and copied as <sha256>.so
+into the folder of copies, root's (the executor's group may read it, nobody else write it:
+it is beside the executor's home, not in it), each also
 named for the audit module's lookup of dependencies (n-<fnv1a64 of its full name>,
 b-<fnv1a64 of its last component>), so a library that needs another of the notebook's finds
 its copy. The claim handed on carries the sha256 (or, when there is no copy, why not).
@@ -19,21 +22,21 @@ the student's machine code, in its own process, on the grader's inputs.
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.shared.config import Limits
 from autograder.shared.linkmap import AUDIT_MODULE
+from autograder.shared.safe_files import open_folder, read_regular
 
 CAPTURE = Path(".cache") / "loaded"   # in the witness's folder, beside its kernel cache
 AUDIT_ENV = "JAX_INTEROP_LOADED_CAPTURE"
 LIBRARIES_ENV = "JAX_INTEROP_LOADED_LIBRARIES"
 SCANNED = 20000                       # entries of the capture folder looked at (the student's to fill)
+RECORD_BYTES = 4096 + 32              # a record: a load address and a path (PATH_MAX)
 
 
 def audit_module() -> str | None:
@@ -49,9 +52,10 @@ def witness_env(work: Path) -> dict:
     return {"LD_AUDIT": module, AUDIT_ENV: str(work / CAPTURE)} if module else {}
 
 
-def executor_env(folder: Path) -> dict:
+def executor_env(folder: Path | None) -> dict:
+    """The executor's environment for the copies in `folder` (None: no copies)."""
     module = audit_module()
-    return {LIBRARIES_ENV: str(folder), **({"LD_AUDIT": module} if module else {})}
+    return {**({LIBRARIES_ENV: str(folder)} if folder else {}), **({"LD_AUDIT": module} if module else {})}
 
 
 def fnv1a64(data: bytes) -> int:
@@ -72,14 +76,19 @@ class Capture:
 
 class Libraries:
     """The captures of one grading's witness, copied for its executor on demand.
-    `student`: the witness's folder; `uid`: the student's; `target`: the executor's folder
-    of libraries (root's, readable by the executor); `pid`: the live witness's process id;
+    `student`: the witness's folder; `uid`: the student's; `target`: the folder of copies,
+    made here (root's, setgid `reader_gid`, 2750: the executor reads it, nobody but root
+    writes in it; its parent must be root's alone); `pid`: the live witness's process id;
     `runs_answer`: whether this task runs the answer's own C++ (its record's answer_kernels)."""
 
     def __init__(self, student: Path, uid: int, limits: Limits, target: Path, pid: Callable[[], int | None],
-                 runs_answer: bool) -> None:
+                 runs_answer: bool, reader_gid: int | None = None) -> None:
         self.student, self.uid, self.limits, self.target = student, uid, limits, target
         self.pid, self.runs_answer = pid, runs_answer
+        target.mkdir(mode=0o700)   # new: nobody else made it
+        if reader_gid is not None:
+            os.chown(target, 0, reader_gid)
+        os.chmod(target, 0o2750)   # the copies take the folder's group
         self._records: dict[tuple[int, int], Capture | None] = {}   # (pid, number) -> its record, read once
         self._copied: dict[tuple[int, int], str] = {}   # (pid, number) -> sha256, or "" when not copied
         self._bytes = 0
@@ -119,7 +128,7 @@ class Libraries:
         and copied into the executor's folder (all of them: one library may need another), in
         one opening of the capture folder."""
         pid = self.pid()
-        fd = _open_folder(self.student, CAPTURE) if pid else None
+        fd = open_folder(self.student, CAPTURE) if pid else None
         if fd is None:
             return []
         try:
@@ -134,41 +143,43 @@ class Libraries:
     def _captures(self, pid: int, fd: int) -> list[Capture]:
         """The capture records of process `pid` in the folder open as `fd`, in the order they
         were made."""
-        found = []
         with os.scandir(fd) as entries:   # lazily: the student may have filled the folder
             names = [e.name for _, e in zip(range(SCANNED), entries)]
-        for entry in names:
+        numbers = []
+        for entry in names:   # the records' numbers, from their names alone
             head, _, rest = entry.partition("-")
             number, dot, kind = rest.partition(".")
-            if kind != "txt" or not dot or head != str(pid) or not number.isdigit():
-                continue
-            key = (pid, int(number))
+            if kind == "txt" and dot and head == str(pid) and number.isdigit() and len(number) < 20:
+                numbers.append(int(number))
+        found = []
+        for number in sorted(numbers)[:self.limits.loaded_libraries]:   # read only those kept
+            key = (pid, number)
             if key not in self._records:   # a record is written once, whole (loaded_audit.c)
-                data, _ = _read_owned(entry, fd, self.uid, 1 << 16)
+                data, _ = read_regular(f"{pid}-{number}.txt", RECORD_BYTES, dir_fd=fd, owner=self.uid)
                 base, _, name = (data or b"").partition(b"\n")
                 try:
-                    self._records[key] = Capture(pid, int(number), name, int(base, 16))
+                    self._records[key] = Capture(pid, number, name, int(base, 16))
                 except ValueError:
                     self._records[key] = None
             if self._records[key] is not None:
                 found.append(self._records[key])
-        return sorted(found, key=lambda c: c.number)[:self.limits.loaded_libraries]
+        return found
 
     def _copy(self, capture: Capture, folder_fd: int) -> str:
         left = self.limits.loaded_libraries_bytes - self._bytes
-        data, problem = _read_owned(f"{capture.pid}-{capture.number}.so", folder_fd, self.uid,
-                                    min(self.limits.loaded_library_bytes, max(left, 0)))
+        data, problem = read_regular(f"{capture.pid}-{capture.number}.so", min(self.limits.loaded_library_bytes,
+                                     max(left, 0)), dir_fd=folder_fd, owner=self.uid)
         if data is None:
             self.problems.append(f"{os.path.basename(os.fsdecode(capture.name))}: {problem}")
             return ""
         self._bytes += len(data)
         digest = hashlib.sha256(data).hexdigest()
-        self.target.mkdir(mode=0o755, exist_ok=True)
+        # The folder is root's alone (made in __init__): nothing in it is anyone else's.
         path = self.target / f"{digest}.so"
         if not path.exists():
             tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            os.chmod(tmp, 0o444)
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o440), "wb") as f:
+                f.write(data)
             os.replace(tmp, path)
         for key in (f"n-{fnv1a64(capture.name):016x}", f"b-{fnv1a64(os.path.basename(capture.name)):016x}"):
             link = self.target / key
@@ -177,36 +188,3 @@ class Libraries:
             link.symlink_to(path.name)
         return digest
 
-
-def _open_folder(top: Path, relative: Path) -> int | None:
-    """`top`/`relative` opened as a folder, each component without following a link; None
-    when it is not there (the notebook loaded nothing of its own)."""
-    try:
-        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return None
-    for part in relative.parts:
-        try:
-            fd, parent = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd), fd
-        except OSError:
-            os.close(fd)
-            return None
-        os.close(parent)
-    return fd
-
-
-def _read_owned(name: str, folder_fd: int, uid: int, max_bytes: int) -> tuple[bytes | None, str]:
-    """The bytes of the file `name` in the folder open as `folder_fd` when it is a regular file
-    owned by `uid` of at most `max_bytes`, else None and why not."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
-    except OSError as exc:   # ELOOP: a symbolic link
-        return None, "it is a symbolic link" if exc.errno == errno.ELOOP else f"it could not be opened ({exc.strerror})"
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
-            return None, "it is not a file the notebook wrote"
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        return None, f"it is larger than the {max_bytes >> 20} MB the grader copies"
-    return data, ""

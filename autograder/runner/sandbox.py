@@ -2,8 +2,11 @@
 user with resource limits, answering questions over a pair of pipes.
 
 - Started with setpriv (uid/gid of `student`, no groups, no new privileges) and prlimit
-  (address space, processes, file size, open files, CPU time, no core dumps), a clean
-  environment, and a work folder holding only the notebook.
+  (address space, processes, file size, open files, CPU time, no core dumps), and a work
+  folder holding only the notebook. Root's part of the start (setpriv) runs with PATH alone
+  in its environment: the process's own environment, the dynamic loader's variables among
+  them (LD_AUDIT and the folder of the notebook's library copies), is set by `env -i` once
+  privileges are gone, so nothing the loader of a root process reads is ever set.
 - Its output (the notebook's prints, compiler messages) is drained by a thread and kept
   up to limits.output_bytes for the instructor's log; the rest is counted and dropped.
 - A cell that crashes or hangs the process is skipped on the next start; a question
@@ -55,14 +58,20 @@ def death(returncode: int) -> str:
     return f"ended the Python process (exit code {returncode}: sys.exit, os._exit or a fatal error)"
 
 
-def limited_command(user: str, limits: Limits, argv: list[str]) -> list[str]:
-    """`argv` as `user` (no groups, no new privileges, no capabilities) under the rlimits."""
+# The whole environment of root's part of a start (setpriv, until it drops privileges).
+ROOT_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+
+
+def limited_command(user: str, limits: Limits, argv: list[str], env: dict[str, str] | None = None) -> list[str]:
+    """`argv` as `user` (no groups, no new privileges, no capabilities) under the rlimits,
+    with exactly the environment `env`, set by `env -i` after privileges are dropped: run the
+    result with ROOT_ENV as its environment."""
     account = pwd.getpwnam(user)
     return ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
             "--clear-groups", "--no-new-privs", "--inh-caps=-all",
             "prlimit", f"--as={limits.address_space_bytes}", f"--nproc={limits.processes}",
             f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", f"--cpu={limits.cpu_s}",
-            "--core=0", "--", *argv]
+            "--core=0", "--", "env", "-i", *(f"{k}={v}" for k, v in (env or {}).items()), *argv]
 
 
 @dataclass
@@ -95,8 +104,8 @@ class LimitedProcess:
                "JAX_INTEROP_PREBUILT_KERNELS": os.environ.get(
                    "JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels")}
         cmd = limited_command(self.user, self.limits,
-                              [sys.executable, "-I", "-m", module, *args, str(req_r), str(rep_w)])
-        self.proc = subprocess.Popen(cmd, cwd=self.work, env=env, stdin=subprocess.DEVNULL,
+                              [sys.executable, "-I", "-m", module, *args, str(req_r), str(rep_w)], env)
+        self.proc = subprocess.Popen(cmd, cwd=self.work, env=ROOT_ENV, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      pass_fds=(req_r, rep_w), start_new_session=True)
         os.close(req_r)

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from autograder.shared import config as settings, logframes
+from autograder.shared.safe_files import read_regular
 
 ROOT = Path("/autograder")
 
@@ -69,12 +70,19 @@ def peak_mb() -> float | None:
 
 
 def _read_json(path: Path, max_bytes: int) -> dict | None:
+    """The regular file `path` (not a link) of at most `max_bytes`, as JSON; else None."""
+    data, _ = read_regular(path, max_bytes)
     try:
-        if path.stat().st_size > max_bytes:
-            return None
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
+        return None if data is None else json.loads(data)
+    except ValueError:
         return None
+
+
+def _tail(path: Path, size: int) -> bytes:
+    """The last `size` bytes of the log (written by run_autograder here, read back bounded)."""
+    with open(path, "rb") as f:
+        f.seek(max(os.fstat(f.fileno()).st_size - size, 0))
+        return f.read(size)
 
 
 def grade(index: str, name: str, parts: Path, timeout: float, results_bytes: int) -> dict:
@@ -96,7 +104,7 @@ def grade(index: str, name: str, parts: Path, timeout: float, results_bytes: int
             "seconds": time.monotonic() - t0, "peak_mb": peak_mb(),
             "results": None if timed_out else _read_json(ROOT / "results" / "results.json", results_bytes),
             "grading": None if timed_out else _read_json(ROOT / "results" / "grading.json", results_bytes),
-            "log": log.read_bytes()[-20000:].decode(errors="replace")}
+            "log": _tail(log, 20000).decode(errors="replace")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,7 @@ class Limits:
     it reads of them. Travels in each zip as files/limits.json, so Gradescope and otter grade
     obey it too; an assignment overrides a key in a `limits:` section of its ASSIGNMENT CONFIG."""
     grading_s: float = doc("all questions of one grading, notebook runs included (Gradescope stops a container at 600 s)")
+    runner_s: float = doc("the runner's whole grading, its own work and the results included: then every process of the student's and the executor's users is killed (what is pending fails at once), and a grading still unwritten 15 s later is recorded as a grader error; keep it below the container's time (`containers.timeout_s`, Gradescope's 600 s)")
     notebook_s: float = doc("one run of the notebook before the questions")
     question_s: float = doc("one question (one `ask.run`), and one program run by the executor")
     notebook_starts: int = doc("how many times a notebook may be (re)started in one grading (a crashing cell is skipped on the next start)")

@@ -78,7 +78,11 @@ class Ask:
             self.spent["served" if serving else "witness"] += time.perf_counter() - started
         if "error" in reply:
             checks.fail(f"{what} raised {reply['error']}" + (f"; {hint}" if hint else "."))
-        return wire.decode(reply["ok"])
+        try:
+            return wire.decode(reply["ok"])
+        except wire.WireError as exc:   # not data (an array of nothing, sizes that are not there): refused unread
+            checks.fail(f"Your notebook's process replied with something that is not data while computing {what} "
+                        f"({exc}).")
 
     def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
                 replace: tuple[str, ...] = (), optional: bool = False, **inputs) -> Report | None:

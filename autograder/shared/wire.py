@@ -2,17 +2,21 @@
 
 Messages are length-prefixed: a JSON document, then the arrays it refers to as raw .npy
 blobs beside it (never base64 inside the JSON: a million floats cost a copy, not an
-encoding), read back with `allow_pickle=False`; the evidence records (autograder.shared.evidence) as typed records,
+encoding); the evidence records (autograder.shared.evidence) as typed records,
 other dataclasses and dicts as dicts. Decoding can only build dict, list, str, int, float,
 bool, None, numeric np.ndarray and the evidence records, each field checked against its
 annotation: nothing the student's process sends is ever unpickled or imported by the
-grading side.
+grading side. An array's header is read first and its cost counted before any work: only
+numbers (bool, integers, floats, complex: no object, string, void or zero-byte items), and
+exactly the bytes its declared shape needs, present in the message (so a reply cannot
+declare 2^62 elements of nothing and make the runner encode them again: issue 54).
 """
 from __future__ import annotations
 
 import dataclasses
 import io
 import json
+import math
 import struct
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -59,10 +63,7 @@ def decode(data: Any) -> Any:
             blob = data["$npy"]
             if not isinstance(blob, (Blob, bytes, bytearray, memoryview)):
                 raise WireError("an array without its bytes")
-            try:
-                return np.load(io.BytesIO(blob.data if isinstance(blob, Blob) else blob), allow_pickle=False)
-            except ValueError as exc:
-                raise WireError(f"an array that is not .npy ({exc})") from None
+            return _array(blob.data if isinstance(blob, Blob) else blob)
         if "$dict" in data:
             return {k: decode(v) for k, v in data["$dict"].items()}
         if "$record" in data:
@@ -74,6 +75,33 @@ def decode(data: Any) -> Any:
             return Opaque(str(data["$object"]))
         raise WireError(f"unknown record {sorted(data)[:3]}")
     return data
+
+
+NUMBERS = "biufc"   # dtype kinds that travel: bool, int, uint, float, complex
+
+
+def _array(raw) -> np.ndarray:
+    """The array in the .npy bytes `raw`, refused unless it holds numbers and exactly the bytes
+    its header declares (checked before a byte of it is used)."""
+    stream = io.BytesIO(raw)
+    try:
+        version = np.lib.format.read_magic(stream)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read_header is None:
+            raise ValueError(f"version {version}")
+        shape, fortran, dtype = read_header(stream, max_header_size=4096)
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise WireError(f"an array that is not .npy ({exc})") from None
+    if dtype.kind not in NUMBERS or dtype.fields is not None or dtype.subdtype is not None or dtype.itemsize == 0:
+        raise WireError(f"an array of {dtype.str} (only arrays of numbers travel)")
+    if any(type(n) is not int or n < 0 for n in shape):
+        raise WireError(f"an array of shape {shape}")
+    count, start = math.prod(shape), stream.tell()
+    if count * dtype.itemsize != len(raw) - start:
+        raise WireError(f"an array of shape {shape} and dtype {dtype.str} in {len(raw) - start} bytes")
+    flat = np.frombuffer(raw, dtype=dtype, count=count, offset=start)
+    return flat.reshape(shape, order="F" if fortran else "C").copy(order="K")
 
 
 class Blob:

@@ -45,6 +45,8 @@ def _prepare(imports: list[str], exercise: str):
     config = Config()
     config.HistoryManager.enabled = False   # In, Out, _ and _i3 kept in memory; no SQLite file
     shell = InteractiveShell.instance(config=config)
+    from autograder.witness import atfork
+    atfork.snapshot()       # the at-fork hooks the worlds' forks run: none of the notebook's
     guard = ModuleGuard()
     _folder_on_path()
     return shell, guard

@@ -40,7 +40,7 @@ import warnings
 from contextlib import suppress
 
 from autograder.shared import wire
-from autograder.witness import hostcall, observable
+from autograder.witness import atfork, hostcall, observable
 
 SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # Set by the witness before any student code runs (its guard keeps it so): there the process
@@ -72,6 +72,7 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         try:
             files = _files()
             output, during = _run(calls)
+            started = [t.name for t in threading.enumerate() if t.ident not in alive]   # before the comparison's time
             during += _changed_files(files, _files())
             deadline = time.monotonic() + seconds   # the worlds' time, not the student's calls'
             with_calls = _World(present, without.fds, key)
@@ -82,7 +83,7 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
                 before, after = without.answer(deadline), with_calls.answer(deadline)
                 names = _differing(before, after)
                 names = _confirmed(names, present, (without, with_calls), deadline)
-                names = _not_theirs(names, present, alive)
+                names = _not_theirs(names, present, alive, calls, deadline)
                 traced = [n for n in names if observable.root(n) is not None][:3]
                 if traced:
                     before, after = without.ask("trace", traced, deadline), with_calls.ask("trace", traced, deadline)
@@ -97,7 +98,6 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
             gc.unfreeze()
         _restore(saved)
     names = sorted(set(names) | set(during))
-    started = [t.name for t in threading.enumerate() if t.ident not in alive]
     if started:
         names.append(f"threads that outlive the call ({', '.join(started[:3])})")
     return names, output
@@ -119,13 +119,14 @@ def _differing(before: dict, after: dict) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
 
 
-def _not_theirs(names: list[str], present: list, alive: set) -> list[str]:
-    """`names` but those that the notebook's own threads (a progress bar's monitor) change by
-    themselves: with such threads alive, this process is observed twice (by Deep, global by
-    global), and what changes again with no call made is theirs."""
+def _not_theirs(names: list[str], present: list, alive: set, calls, deadline: float) -> list[str]:
+    """`names`, or, while the notebook's own threads run (a progress bar's monitor), those of
+    them that the calls change in a copy of this process where no other thread runs
+    (`_still`): what such threads change lands in either world at random, so neither the
+    worlds' difference nor observing this process twice tells it from the calls' (a thread
+    that keeps flipping the umask hid a call's write of it: issue 54)."""
     if names and any(t.ident in alive and t is not threading.current_thread() for t in threading.enumerate()):
-        once, again = observable.observe(present), observable.observe(present)
-        names = [n for n in names if once.get(n) == again.get(n)]
+        names = _still(calls, present, names, deadline)
     return names
 
 
@@ -139,9 +140,7 @@ class _World:
         seed = random.getstate()   # random's at-fork hook reseeds the child: it puts this back
         up_r, up_w = os.pipe()       # child -> this process
         down_r, down_w = os.pipe()   # this process -> child
-        with warnings.catch_warnings():   # JAX's at-fork warning: the child runs no JAX
-            warnings.simplefilter("ignore")
-            pid = os.fork()
+        pid = _fork()
         if pid == 0:
             random.setstate(seed)
             _child(up_w, down_r, present, key, closing=(up_r, down_w, *others))
@@ -162,6 +161,52 @@ class _World:
             os.kill(self.pid, signal.SIGKILL)
         with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
+
+
+def _fork() -> int:
+    """os.fork() running only the at-fork hooks registered before the notebook (atfork.py)."""
+    with warnings.catch_warnings(), atfork.grader_hooks():   # JAX's at-fork warning: the child runs no JAX
+        warnings.simplefilter("ignore")
+        return os.fork()
+
+
+def _still(calls, present: list, names: list[str], deadline: float) -> list[str]:
+    """Of `names`, those that `calls` change in a copy of this process where no other thread
+    runs (a fork: only the forking thread survives), with the settings perturbed first as for
+    the worlds. When that copy cannot answer (a call that needs JAX's threads hangs there),
+    every one of `names` stands: what the calls did cannot be told from what the notebook's
+    threads did (docs/verdicts.md)."""
+    up_r, up_w = os.pipe()
+    pid = _fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(up_r)
+            null = os.open(os.devnull, os.O_WRONLY)   # the calls' output was read in this process
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.close(null)
+            _perturb()
+            before = observable.observe(present, skip={up_w})
+            for call in calls:
+                with suppress(BaseException):
+                    call()
+            after = observable.observe(present, skip={up_w})
+            _send(up_w, {"names": [n for n in names if before.get(n) != after.get(n)]})
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(up_w)
+    try:
+        return [str(n) for n in _receive(up_r, deadline)["names"]]
+    except (RuntimeError, KeyError, TypeError):
+        return names
+    finally:
+        _close(up_r)
+        with suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _child(up: int, down: int, present: list, key: bytes, closing) -> None:
