@@ -81,8 +81,7 @@ class Ask:
         try:
             return wire.decode(reply["ok"])
         except wire.WireError as exc:   # not data (an array of nothing, sizes that are not there): refused unread
-            checks.fail(f"Your notebook's process replied with something that is not data while computing {what} "
-                        f"({exc}).")
+            checks.fail(f"{what} came back as something that is not data ({exc})")
 
     def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
                 replace: tuple[str, ...] = (), optional: bool = False, **inputs) -> Report | None:
