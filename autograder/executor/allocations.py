@@ -18,8 +18,12 @@ M_PERTURB = -6
 PATTERN = 0xA5   # allocations filled with ~0xA5
 
 
+try:
+    _mallopt = ctypes.CDLL("libc.so.6").mallopt
+except (OSError, AttributeError):   # not glibc
+    _mallopt = None
+
+
 def dirty() -> None:
-    try:
-        ctypes.CDLL("libc.so.6").mallopt(M_PERTURB, PATTERN)
-    except (OSError, AttributeError):   # not glibc
-        pass
+    if _mallopt is not None:
+        _mallopt(M_PERTURB, PATTERN)
