@@ -37,7 +37,8 @@ def test_a_valid_host_function_changes_nothing_observable(judged, case):
     ("thread_local", "__main__.LOCAL"), ("ctypes_counter", "__main__.COUNT"), ("simple_queue", "__main__.QUEUE"),
     ("daemon", "threads that outlive the call"), ("random_generator", "__main__.RNG"),
     ("count_iterator", "__main__.TICKETS"), ("scalar_in_list", "__main__.BOX[0]"),
-    ("library_attribute", "json.JSONDecoder.calls"), ("at_fork_hidden", "__main__.FORKED")])
+    ("library_attribute", "json.JSONDecoder.calls"), ("at_fork_hidden", "__main__.FORKED"),
+    ("patches_observer", "the modules the grader relies on"), ("patches_observer", "the process's umask")])
 def test_an_effect_is_named(judged, case, named):
     names, output = judged[case]
     assert any(n.startswith(named) for n in names), names

@@ -21,10 +21,12 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.special
 
-from autograder.witness import atfork, hostcall, reach, worlds
+from autograder.witness import atfork, hostcall, observable, reach, worlds
+from autograder.witness.guard import ModuleGuard
 
 hostcall.install()
 atfork.snapshot()   # as the witness does before the notebook: the hooks below are the notebook's
+worlds.GUARD = ModuleGuard()
 jnp.zeros(1).block_until_ready()
 VAR = contextvars.ContextVar("cases_calls", default=0)
 LOCAL = threading.local()
@@ -157,6 +159,24 @@ def scalar_in_list(x):
 
 def library_attribute(x):
     json.JSONDecoder.calls = getattr(json.JSONDecoder, "calls", 0) + 1
+    return double(x)
+
+
+UNMASKED = []
+
+
+def patches_observer(x):
+    """Sets the umask and rebinds the grader's own reading of it so that the world after the
+    calls reports the umask the world before them saw (the perturbed one)."""
+    old = os.umask(0o077)
+    if old != 0o077:
+        UNMASKED[:] = [old]
+    real = observable._process
+
+    def forged(found, skip):
+        real(found, skip)
+        found["the process's umask (os.umask)"] = f"{UNMASKED[0] if UNMASKED else old:04o}"
+    observable._process = forged
     return double(x)
 
 

@@ -48,6 +48,7 @@ def _prepare(imports: list[str], exercise: str):
     from autograder.witness import atfork
     atfork.snapshot()       # the at-fork hooks the worlds' forks run: none of the notebook's
     guard = ModuleGuard()
+    guard.bind(worlds, "GUARD", guard)   # the worlds put the grader's code back before each fork
     _folder_on_path()
     return shell, guard
 

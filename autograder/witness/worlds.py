@@ -48,6 +48,11 @@ SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # otter assign's run of the master) the kernel's threads change state beside the calls, and
 # the comparison is not made: the grader's run always makes it.
 ALONE = False
+# The witness's ModuleGuard (set by the witness): the grader's code put back before each
+# fork, so that no world observes itself with code a call rebound; what the calls rebound
+# (in JAX, NumPy, SciPy, builtins or this package) is itself an effect.
+GUARD = None
+PATCHED = "the modules the grader relies on (JAX, NumPy, SciPy, builtins or the grader's own: {} rebound)"
 
 
 def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
@@ -68,10 +73,15 @@ def effects(calls, *, seconds: float = SECONDS) -> tuple[list[str], str]:
         frozen = gc.get_freeze_count() == 0
         if frozen:
             gc.freeze()
+        if GUARD is not None:
+            GUARD.restore()   # what the question's earlier calls rebound: not the calls' below
         without = _World(present, (), key)          # observes itself while the calls run here
         try:
             files = _files()
             output, during = _run(calls)
+            patched = GUARD.restore() if GUARD is not None else 0
+            if patched:
+                during.append(PATCHED.format(patched))
             started = [t.name for t in threading.enumerate() if t.ident not in alive]   # before the comparison's time
             during += _changed_files(files, _files())
             deadline = time.monotonic() + seconds   # the worlds' time, not the student's calls'
@@ -191,8 +201,11 @@ def _still(calls, present: list, names: list[str], deadline: float) -> list[str]
             for call in calls:
                 with suppress(BaseException):
                     call()
-            after = observable.observe(present, skip={up_w})
-            _send(up_w, {"names": [n for n in names if before.get(n) != after.get(n)]})
+            if GUARD is not None and GUARD.restore():   # the calls rebound the code that observes: nothing is excused
+                _send(up_w, {"names": names})
+            else:
+                after = observable.observe(present, skip={up_w})
+                _send(up_w, {"names": [n for n in names if before.get(n) != after.get(n)]})
             code = 0
         finally:
             os._exit(code)

@@ -89,9 +89,9 @@ def expect_custom_vjp(ask, advice):
 
 MATH_OPS = checks.TRANSCENDENTAL | {"divide"}   # "math in JAX": a transcendental op or a division
 RAN = gates.Ran(
-    "The grader could not run the compiled program of {what} with your kernels: {refused}. The grader builds "
-    "the C++ your notebook compiled, as it compiled it, and runs each FFI target with the function of the "
-    "name you registered it from.")
+    "The grader could not run the compiled program of {what} with your kernels: {refused}. The grader runs "
+    "the libraries your notebook loaded, byte for byte as it loaded them (nothing is compiled again), and runs "
+    "each FFI target with the function your notebook registered it from.")
 
 # Any graded value: the program's outputs are the answer's kernels' (kernel_values).
 VALUES = (
