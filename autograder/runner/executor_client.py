@@ -63,7 +63,7 @@ class Executor(LimitedProcess):
         if not available(self.user):
             raise Unanswered(f"{{what}} was not computed: this grading environment has no account "
                              f"{self.user!r} to run programs with (its setup.sh or image is out of date)")
-        if not self.starts:
+        if not self.work.exists():   # its parent is root's alone: only this made it
             self._make_home()
         folder = self.libraries.target if self.libraries is not None else None
         self._spawn_module("autograder.executor", env=loaded.executor_env(folder))
