@@ -3,15 +3,17 @@ a student-run process): the host function sets the umask (as wrong_umask_in_host
 the witness's own reading of it, autograder.witness.observable._process, so that the world
 forked after the calls reports the umask the world before them saw (the perturbed value it
 finds on its first call). The witness's guard put rebound names back only after a question,
-and the worlds are forked inside one. Now the guard puts the grader's code back before each
-fork, and what the calls rebound is itself named: the answer's own score, 9, with the umask
-named.
+and the worlds are forked inside one. Two checks now see it: the host function called
+directly is seen rebinding what it reaches (the sentence below names the grader's names it
+rebound), and the worlds put the grader's code back before each fork and name what the
+calls rebound (tests/test_worlds.py, case patches_observer, where the umask is named too):
+the answer's own score, 9.
 
 assignment: pure_callback_doubler
 base: wrong_umask_in_host
 score: 9
 messages:
-  - the process's umask (os.umask)
+  - changed state that outlives the call (_STATUS, _fds, _process)
 """
 import os
 
