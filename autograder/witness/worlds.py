@@ -20,6 +20,12 @@ are flushed into them (as the process's end would). Threads the calls started an
 running are seen here. Only the forking thread survives in a child, which runs no JAX: it
 only reads its memory.
 
+What the grader relies on here is the notebook's to change, so (issue 54): the forks run only
+the at-fork hooks registered before the notebook (atfork.py); the grader's code is put back
+by the witness's guard before each fork, and what the calls rebound is named; while the
+notebook's own threads run, the differences are judged again in a copy where they do not
+(`_still`).
+
 Module globals are compared in two passes: each world digests every module's reach in C
 (autograder/witness/reach.py: a fraction of a second); only if a module differs do both walk
 every module again with observable.Deep, whose differences are the verdict (`_confirmed`).
