@@ -13,18 +13,15 @@ observes itself while the calls run. Before the first fork, the settings
 a host function could write are perturbed (`_perturb`), so that one that writes the value
 the state already holds (the notebook called it before) is seen; they are put back after.
 
-The calls run in this process, whose pid, streams and descriptors are the notebook's own
-run's: sys.stdout is not replaced; only file descriptors 1 and 2 are pointed, for the
-calls, at fresh pipes of the same kind, read where the output lands, and Python's buffers
-are flushed into them (as the process's end would). Threads the calls started and left
-running are seen here. Only the forking thread survives in a child, which runs no JAX: it
-only reads its memory.
+The calls run in this process (the notebook's pid, streams and descriptors); only file
+descriptors 1 and 2 are pointed, for the calls, at fresh pipes of the same kind, and Python's
+buffers are flushed into them. Threads the calls started and left running are seen here. A
+child runs no JAX: it only reads its memory.
 
-What the grader relies on here is the notebook's to change, so (issue 54): the forks run only
-the at-fork hooks registered before the notebook (atfork.py); the grader's code is put back
-by the witness's guard before each fork, and what the calls rebound is named; while the
-notebook's own threads run, the differences are judged again in a copy where they do not
-(`_still`).
+What the grader relies on here is the notebook's to change (issue 54): the forks run only the
+at-fork hooks registered before the notebook (atfork.py); the witness's guard puts the
+grader's code back before each fork (what the calls rebound is named); with the notebook's
+threads alive, differences are judged again in a copy where they do not run (`_still`).
 
 Module globals are compared in two passes: each world digests every module's reach in C
 (autograder/witness/reach.py: a fraction of a second); only if a module differs do both walk
@@ -55,8 +52,7 @@ SECONDS = 60.0   # the child's observation; past it, the comparison is not made
 # the comparison is not made: the grader's run always makes it.
 ALONE = False
 # The witness's ModuleGuard (set by the witness): the grader's code put back before each
-# fork, so that no world observes itself with code a call rebound; what the calls rebound
-# (in JAX, NumPy, SciPy, builtins or this package) is itself an effect.
+# fork, so no world observes itself with code a call rebound; a rebinding is itself an effect.
 GUARD = None
 PATCHED = "the modules the grader relies on (JAX, NumPy, SciPy, builtins or the grader's own: {} rebound)"
 
