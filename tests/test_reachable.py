@@ -2,9 +2,12 @@
 so unrelated globals cost nothing, while state reached by name, through a module the
 notebook wrote, a library attribute, a dynamic route or code the reach did not find is
 still judged."""
-import logging
+import inspect
+import os
+import subprocess
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +17,8 @@ pytest.importorskip("jax")
 from autograder.assignments.pure_callback_doubler import witness  # noqa: E402
 from autograder.witness.purity import Purity  # noqa: E402
 from autograder.witness import reachable  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cell(ns: dict, source: str, number: int = 1) -> None:
@@ -72,22 +77,35 @@ def test_state_kept_on_a_library_module():
 @pytest.mark.parametrize("body", ['globals()["_calls"] += 1', "vars(sys.modules['__main__'])",
                                   "getattr(np, 'x', None)", "(lambda: 0).__globals__"])
 def test_dynamic_routes_fall_back_to_every_global(body):
-    ns = _notebook(f"import sys\n_calls = 0\nbig = [1.0] * 10\ndef host(a):\n    {body}\n    return a\n")
-    digests, _ = reachable.fingerprints(ns["host"], ns)
-    assert "big" in digests and "_calls" in digests
+    source = f"import sys\n_calls = 0\nbig = [1.0] * 10\ndef host(a):\n    {body}\n    return a\n"
+    _in_a_fresh_process(f"""
+ns = _notebook({source!r})
+digests, _ = reachable.fingerprints(ns["host"], ns)
+assert "big" in digests and "_calls" in digests
+""")
 
 
 def test_student_code_the_reach_missed_widens_the_next_calls():
     """A logging handler of the student's runs inside the host function's call, reached
     through the logging module's own state: from the next call on every global is judged."""
-    ns = _notebook("import logging\nLOG = []\n"
-                   "class Keep(logging.Handler):\n    def emit(self, record):\n        LOG.append(record.msg)\n"
-                   "logging.getLogger('reach_test').addHandler(Keep())\n"
-                   "def host(a):\n    logging.getLogger('reach_test').warning('called')\n    return a * 2\n")
-    purity = Purity(ns)
-    try:
-        for _ in range(2):
-            purity.call(ns["host"], lambda: ns["host"](np.ones(2)), "direct")
-    finally:
-        logging.getLogger("reach_test").handlers.clear()
-    assert purity.whole and "LOG" in purity.calls[1].changed
+    _in_a_fresh_process('''
+ns = _notebook("import logging\\nLOG = []\\n"
+               "class Keep(logging.Handler):\\n    def emit(self, record):\\n        LOG.append(record.msg)\\n"
+               "logging.getLogger('reach_test').addHandler(Keep())\\n"
+               "def host(a):\\n    logging.getLogger('reach_test').warning('called')\\n    return a * 2\\n")
+purity = Purity(ns)
+for _ in range(2):
+    purity.call(ns["host"], lambda: ns["host"](np.ones(2)), "direct")
+assert purity.whole and "LOG" in purity.calls[1].changed
+''')
+
+
+def _in_a_fresh_process(source: str) -> None:
+    """Run `source` in a new interpreter (with numpy, Purity, reachable, _cell and _notebook):
+    a fallback to every global walks every module, and pytest's (hundreds of test modules'
+    state by the end of a run) made each such test 30 times slower."""
+    prelude = ("import numpy as np\nfrom autograder.witness.purity import Purity\n"
+               "from autograder.witness import reachable\n" + inspect.getsource(_cell) + inspect.getsource(_notebook))
+    run = subprocess.run([sys.executable, "-c", prelude + source], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]

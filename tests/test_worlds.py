@@ -16,10 +16,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def judged():
-    run = subprocess.run([sys.executable, str(ROOT / "tests" / "worlds_cases.py")], capture_output=True, text=True,
-                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    """Both processes of tests/worlds_cases.py at once (one with the notebook's threads)."""
+    runs = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "worlds_cases.py"), *flag], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}) for flag in ([], ["--threads"])]
+    found = {}
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err[-2000:]
+        found.update(json.loads(out.strip().splitlines()[-1]))
+    return found
 
 
 @pytest.mark.parametrize("case", ["valid_errstate", "valid_catch_warnings", "valid_lookup_table",
@@ -48,7 +54,7 @@ def test_an_effect_is_named(judged, case, named):
 def test_the_image_walks_in_c(judged):
     """The image holds the C walk built from this reach.c (a changed source finds none, and
     the comparison, slower, is Deep's alone: rebuild the image)."""
-    assert judged["(walked in C)"] is True
+    assert judged["(walked in C)"] is True and judged["(walked in C) with threads"] is True
 
 
 def test_output_is_read_where_it_lands_without_replacing_sys_stdout(judged):

@@ -1,7 +1,9 @@
 """Host functions judged in two worlds (autograder/witness/worlds.py), run by
 tests/test_worlds.py in a process of their own, as the witness runs a notebook: JAX, NumPy
 and SciPy imported first, each host function called once before (as the notebook would),
-then judged on four calls. Prints {name: [names of what differs, output]} as JSON."""
+then judged on four calls. Prints {name: [names of what differs, output]} as JSON; with
+`--threads`, of THREADED's cases judged while two threads of the notebook's own keep
+changing state."""
 import contextvars
 import ctypes
 import decimal
@@ -213,14 +215,21 @@ def _toggle_umask():
         threading.Event().wait(0.001)
 
 
-threading.Thread(target=_tick, daemon=True).start()
-threading.Thread(target=_toggle_umask, daemon=True).start()
+# With the notebook's own threads running (`--threads`), a case is judged again where they do
+# not (worlds._still): twice the time, so only these cases run there, the rest in a process
+# without them (tests/test_worlds.py runs both at once).
+THREADED = {"valid_errstate", "valid_thread_within", "umask", "scalar_in_list", "daemon"}
+threads = sys.argv[1:] == ["--threads"]
+if threads:
+    threading.Thread(target=_tick, daemon=True).start()
+    threading.Thread(target=_toggle_umask, daemon=True).start()
 INPUTS = [np.arange(5, dtype=np.float32), np.linspace(-3, 3, 100).astype(np.float32)]
 found = {}
 for name, host in list(globals().items()):
-    if callable(host) and getattr(host, "__module__", "") == "__main__" and name not in ("double", "_tick", "Ticker", "_toggle_umask"):
+    if (callable(host) and getattr(host, "__module__", "") == "__main__" and (name in THREADED) == threads
+            and name not in ("double", "_tick", "Ticker", "_toggle_umask")):
         with open(os.devnull, "w") as quiet, redirect_stdout(quiet):
             host(INPUTS[0])   # the notebook called it before
         found[name] = worlds.effects([functools.partial(host, a) for a in INPUTS + INPUTS])
-found["(walked in C)"] = reach.native is not None
+found["(walked in C)" + " with threads" * threads] = reach.native is not None
 json.dump(found, sys.__stdout__)
