@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograder.executor import program
-from autograder.shared import dataflow, proofs, shapes, wire
+from autograder.shared import dataflow, placement, proofs, shapes, wire
 from autograder.shared.evidence import Origin, Structure
 from autograder.shared.probe import Ask
 from autograder.witness import handover
@@ -97,6 +97,33 @@ def test_same_as_compares_with_the_program_whose_values_were_checked():
     with pytest.raises(AssertionError, match="operands of its custom_calls"):
         proofs.expect_every(structures, specs, rule, what="jax.jit(f)")
     proofs.expect_every(structures[:10], specs[:10], rule, what="jax.jit(f)")
+
+
+def test_where_the_reading_stops_the_test_runs_the_program_instead(monkeypatch):
+    """A program the reading cannot follow (a gather of many indices, another loop than at the
+    checked shape) is not refused: expect_every hands that shape to the test's `run`, up to
+    RUN_ELEMENTS; a counterexample is the sentence, without running; math the checked program
+    does not have is a difference of its own."""
+    def f(x):   # the callback's output put back in place through a gather at large sizes
+        return doubler(x)[(jnp.arange(x.size) + 1) % x.size][(jnp.arange(x.size) - 1) % x.size] if x.size > 64 \
+            else doubler(x)
+    monkeypatch.setattr(proofs, "RUN_ELEMENTS", 2**12)
+    specs = [[(s, "float32")] for s in shapes.flat()]
+    structures = _structures(f, specs)
+    rule = proofs.all_of(proofs.output_from(lambda c: c.kind == "host_callback", "the pure_callback"), proofs.in_place())
+    ran = []
+    proofs.expect_every(structures, specs, rule, what="jax.jit(f)", run=lambda spec: ran.append(spec[0][0]))
+    assert ran == [(n,) for n in shapes.SIZES if 64 < n <= 2**12]
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(65,\), jax.jit\(f\): where the elements"):
+        proofs.expect_every(structures, specs, rule, what="jax.jit(f)")   # no run: refused, as before
+    wrong = _structures(lambda x: doubler(x)[::-1] if x.size > 64 else doubler(x), specs)
+    with pytest.raises(AssertionError, match=r"\(65,\), jax.jit\(f\): element \(0,\) of the output comes from element \(64,\)"):
+        proofs.expect_every(wrong, specs, rule, what="jax.jit(f)", run=lambda spec: ran.append(spec))
+    base = structures[specs.index([((5,), "float32")])]
+    looped = _structures(lambda x: jax.lax.map(doubler, x.reshape(-1, 1)).reshape(-1) if x.size > 64 else doubler(x), specs)
+    assert isinstance(proofs.same_as(base, "(5,)")(looped[specs.index([((65,), "float32")])]), placement.Unfollowed)
+    doubled = _structures(lambda x: doubler(x * 2) if x.size > 64 else doubler(x), specs)[specs.index([((65,), "float32")])]
+    assert not isinstance(proofs.same_as(base, "(5,)")(doubled), placement.Unfollowed)
 
 
 def test_same_as_reads_a_deep_chain_of_calls_in_linear_time():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograder.assignments.ffi_lowering import every_shape as st
-from autograder.shared import shapes
+from autograder.shared import positions, shapes
 from autograder.shared.evidence import Attribute, Call, Origin, Structure
 
 
@@ -17,8 +17,11 @@ def _call(target="rms_norm", eps=1e-5, typ="f32"):
 
 
 def _program(*calls, math=(), sources=("call:0",)):
-    return Structure(list(calls), [Origin(list(sources), list(math))], [[Origin(["input:0"], [])] for _ in calls],
-                     ["tensor<3x5xf32>"], ["tensor<3x5xf32>"])
+    """A canned program: every element of its output and of each call's operand where it was
+    in the input (positions.identity), from `sources` through `math`."""
+    whole = [["input:0", *positions.identity((3, 5))]]
+    return Structure(list(calls), [Origin(list(sources), list(math), whole)],
+                     [[Origin(["input:0"], [], whole)] for _ in calls], ["tensor<3x5xf32>"], ["tensor<3x5xf32>"])
 
 
 def test_the_eps_ladder_spans_the_range_with_its_float32_ends():

@@ -49,7 +49,21 @@ SAME = {   # every element where its input was: moved there and back, in pieces,
     "padded to whole blocks at rank 5": (lambda x: cb(jnp.pad(x.reshape(-1), (0, -x.size % 1024)).reshape(-1, 1024))
                                           .reshape(-1)[:x.size].reshape(x.shape), (2, 3, 5, 7, 11)),
     "2^30 elements in pairs": (lambda x: cb(x.reshape(-1, 2)).reshape(-1), (2**30,)),
+    # jax.lax.fori_loop: its index steps beside the trip counter the lowering compares
+    "fori_loop over blocks": (lambda x: _blocks(x, x.size // 4, 4), (2**20,)),
+    "fori_loop from 2 by blocks of 3": (lambda x: jnp.concatenate([cb(x[:6]), _blocks(x, 4, 3, first=2)[6:]]), (12,)),
+    "fori_loop over rows": (lambda x: jax.lax.fori_loop(0, x.shape[0], lambda i, o: o.at[i].set(cb(x[i])),
+                                                        jnp.zeros_like(x)), (5, 3)),
 }
+
+
+def _blocks(x, n, size, first=0):
+    """The callback on blocks of `size` in a fori_loop from `first` to n, each written into a
+    buffer of zeros where it was read."""
+    def block(i, out):
+        piece = jax.lax.dynamic_slice_in_dim(x, i * size, size)
+        return jax.lax.dynamic_update_slice_in_dim(out, cb(piece), i * size, 0)
+    return jax.lax.fori_loop(first, n, block, jnp.zeros_like(x))
 
 
 @pytest.mark.parametrize("name", SAME)
@@ -76,6 +90,13 @@ MOVED = {   # each: the element named, wherever the move happens
     "gathered": ((lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), "cannot be followed (through stablehlo.gather)"),
     "one sum broadcast": ((lambda x: jnp.broadcast_to(jnp.sum(cb(x)), x.shape), (4,)),
                           "element (1,) of the output comes from element (0,) of your input"),
+    # elements no piece holds: a loop's initial zeros, a constant, where the task says the input
+    "fori_loop leaving the tail": ((lambda x: _blocks(x, x.size // 1024, 1024), (2**20 + 1,)),
+                                   "element (1048576,) of the output comes from no element of your input"),
+    "fori_loop from 1": ((lambda x: _blocks(x, x.size // 4, 4, first=1), (16,)),
+                         "element (0,) of the output comes from no element of your input"),
+    "a constant row": ((lambda x: cb(x).at[1].set(0.0), (3, 4)),
+                       "element (1, 0) of the output comes from no element of your input"),
 }
 
 
@@ -106,3 +127,21 @@ def test_digits_split_and_merge_exactly():
     assert reshaped[1][1] == (((3, 8),), ((8, 1),))
     (reversed_,) = positions.reverse(reshaped, (3, 8), [1])
     assert placement.misplaced([reversed_], (3, 8), (6, 4), "x").startswith("element (0, 0) of the value")
+
+
+def test_where_the_reading_stops_is_not_a_counterexample():
+    """A move the reading cannot follow is placement.Unfollowed (a test may run that program
+    instead); an element shown elsewhere or from nowhere is a plain sentence."""
+    assert isinstance(_verdict(lambda x: cb(x)[(jnp.arange(8) + 1) % 8], (8,)), placement.Unfollowed)
+    assert not isinstance(_verdict(lambda x: cb(x)[::-1], (8,)), placement.Unfollowed)
+    assert not isinstance(_verdict(lambda x: cb(x).at[1].set(0.0), (3, 4)), placement.Unfollowed)
+
+
+def test_the_first_element_no_box_holds_is_found_at_any_rank():
+    assert placement.uncovered([((0, 2), (0, 3))], (2, 3)) is None
+    assert placement.uncovered([((0, 2), (0, 1)), ((0, 1), (1, 3)), ((1, 2), (1, 3))], (2, 3)) is None
+    assert placement.uncovered([((0, 2), (0, 1)), ((0, 1), (1, 3)), ((1, 2), (1, 2))], (2, 3)) == (1, 2)
+    assert placement.uncovered([((0, 5),), ((3, 9),)], (10,)) == (9,)
+    assert placement.uncovered([()], ()) is None and placement.uncovered([], ()) == ()
+    rows = [((i, i + 1), (0, 2**31 - 1)) for i in range(4095)]   # 4095 row pieces: the last row is missing
+    assert placement.uncovered(rows, (4096, 2**31 - 1)) == (4095, 0)

@@ -6,15 +6,17 @@ every custom_call, which sources its values come from and which operations compu
 
     sources  "input:<i>"   main's argument i
              "call:<i>"    custom_call number i (program order, as stablehlo.custom_calls)
-             "constant"    a constant or an iota
+             "constant"    a constant or an iota (or elementwise operations on constants alone,
+                           which XLA folds: a padding value converted to the input's type)
              "loop-init"   a constant a while loop starts a carried value with (the buffer a
                            sequential vmap or a scan writes its slices into)
     math     the operations between a source and the value that are not layout operations
              (add, multiply, exponential, select, a convert that changes the type, ...)
 
 Layout operations move or copy elements without computing: reshape, transpose, broadcast,
-slice, concatenate, dynamic (update) slice, gather, pad (its padding value a source),
-reverse, copy, tuples, a convert to the same type, sharding annotations. Positions (the
+slice, concatenate, dynamic (update) slice, gather, a scatter that overwrites (x.at[i].set),
+pad (its padding value a source), reverse, copy, tuples, a convert to the same type,
+sharding annotations. Positions (the
 start indices of a dynamic slice, a gather's indices, a loop's counter) carry no values and
 are not followed. func.call is followed into its callee (per call site), stablehlo.while by
 a fixpoint over its carried values, stablehlo.case and if by the union of their branches.
@@ -134,6 +136,9 @@ class _Graph(moves.Moves):
             return [(o[0], o[1], o[2], None) for o in operands]
         if name == "stablehlo.convert" and _element_type(op.operands[0]) == _element_type(op.results[0]):
             return [operands[0]] * count
+        if name == "stablehlo.scatter" and moves.overwrites(op):   # x.at[i].set(v): elements moved
+            moved = _union(_NONE, operands[0], operands[2])
+            return [(moved[0], moved[1], self.scatter(op, operands, shape_of(op.results[0])), None)] * count
         if name in _LAYOUT:
             picked = _LAYOUT[name]
             chosen = operands if picked is None else [operands[i] for i in picked if i < len(operands)]
@@ -142,9 +147,11 @@ class _Graph(moves.Moves):
         inner = _union(_NONE, *operands)
         shape = shape_of(op.results[0]) if count else None
         if name in _ELEMENTWISE:
+            scalar = scalars.of(op, [o[3] for o in operands], self.trips)
+            if inner[0] and inner[0] <= {"constant"}:   # computed from constants alone: a constant
+                return [(inner[0], frozenset(), frozenset(), scalar)] * count
             places = frozenset().union(*(self.broadcast(o[2], op.operands[i], shape)
                                          for i, o in enumerate(operands)))
-            scalar = scalars.of(op, [o[3] for o in operands], self.trips)
         elif name == "stablehlo.reduce":
             places = self.reduce(op, operands)
             scalar = None
@@ -201,26 +208,51 @@ class _Graph(moves.Moves):
         carried = [(frozenset({LOOP_INIT}), frozenset(), o[2], None) if o[:2] == constant else (o[0], o[1], o[2], None)
                    for o in inits]
         counter = scalars.counter(op, inits)
-        loop = None
+        loop, steps = None, {}
+        cond, body = op.regions
         if counter is not None:
             loop = len(self.trips)
             self.trips[loop] = counter[2] - counter[1]
-        cond, body = op.regions
+            steps = self._steps(body, carried, inits, counter, loop, env, depth)
         for _ in range(_FIXPOINT_ROUNDS):
             args = list(carried)
             if loop is not None:
                 k, first, _ = counter
-                args[k] = (args[k][0], args[k][1], args[k][2], (first, ((loop, 1),)))
+                for j, (start, step) in {k: (first, 1), **steps}.items():
+                    args[j] = (args[j][0], args[j][1], args[j][2], scalars.affine(start, ((loop, step),)))
             self.region(cond, args, env, depth)   # reads nothing a result depends on, but nests
             yielded = self.region(body, args, env, depth)
             if loop is not None and yielded[counter[0]][3] != (counter[1] + 1, ((loop, 1),)):
                 loop = None   # not a counter after all: read again without one
+                continue
+            wrong = {j for j, (start, step) in steps.items()
+                     if yielded[j][3] != scalars.affine(start + step, ((loop, step),))}
+            if wrong:   # not stepping by a constant after all: read again without them
+                steps = {j: v for j, v in steps.items() if j not in wrong}
                 continue
             grown = [_union(c, settled(y, loop, shape_of(v))) for c, y, v in zip(carried, yielded, op.results)]
             if grown == carried:
                 break
             carried = grown
         return carried
+
+    def _steps(self, body, carried, inits, counter, loop, env, depth) -> dict:
+        """{k: (first, step)} of the loop's other integer scalars that start at a constant and
+        that the body moves by a constant (the index of jax.lax.fori_loop beside the trip counter
+        its lowering compares): each iteration's value is then first + step * the iteration, which
+        loop() checks on the body before it relies on it."""
+        k, first, _ = counter
+        known = {j: o[3][0] for j, o in enumerate(inits) if j != k and type(o[3]) is tuple and not o[3][1]}
+        if not known:
+            return {}
+        args = list(carried)
+        args[k] = (args[k][0], args[k][1], args[k][2], (first, ((loop, 1),)))
+        for j, start in known.items():
+            args[j] = (args[j][0], args[j][1], args[j][2], (start, ()))
+        yielded = self.region(body, args, env, depth)   # the first iteration: how far each moves
+        return {j: (start, yielded[j][3][0] - start) for j, start in known.items()
+                if type(yielded[j][3]) is tuple and not yielded[j][3][1] and yielded[j][3][0] != start}
+
 
 def _record(origin) -> Origin:
     return Origin(sorted(origin[0]), sorted(origin[1]), sorted(([root, *unnumbered(piece)] for root, piece in origin[2]),

@@ -85,6 +85,22 @@ def through_call(places, operand, result, target):
     return map_places(places, result, lambda p: positions.reshape(p, operand, result))
 
 
+def _numbers(op, attribute) -> dict[str, list[int]]:
+    """A gather's or scatter's dimension numbers: {"offset_dims": [0], ...}."""
+    return {k: [int(x) for x in re.findall(r"-?\d+", v)] for k, v in
+            re.findall(r"(\w+) = (\[[^\]]*\]|-?\d+)", str(op.attributes[attribute]))}
+
+
+def overwrites(op) -> bool:
+    """A stablehlo.scatter of one operand whose update computation returns the update: it
+    moves elements, computing nothing."""
+    if len(op.operands) != 3 or len(op.regions) != 1:
+        return False
+    block = op.regions[0].blocks[0]
+    last = list(block.operations)[-1]
+    return len(block.arguments) == 2 and len(last.operands) == 1 and last.operands[0] == block.arguments[1]
+
+
 def own_places(root, value):
     shape = shape_of(value)
     return frozenset() if shape is None else frozenset({(root, positions.identity(shape))})
@@ -196,9 +212,7 @@ class Moves:
     def gather(self, op, operands, source, shape):
         """A gather of one slice (its indices one index vector: what jnp.take of one index
         lowers to) read as the dynamic slice it is; any other gather is not followed."""
-        numbers = str(op.attributes["dimension_numbers"])
-        field = {k: [int(x) for x in re.findall(r"-?\d+", v)] for k, v in
-                 re.findall(r"(\w+) = (\[[^\]]*\]|-?\d+)", numbers)}
+        field = _numbers(op, "dimension_numbers")
         sizes = ints(op, "slice_sizes")
         index = operands[1][3]
         mapped = field.get("start_index_map", [])
@@ -213,12 +227,42 @@ class Moves:
         return map_places(sliced, shape, lambda p: positions.reshape(p, tuple(sizes), shape))
 
     def dynamic_update_slice(self, op, operands, ins, shape):
-        buffer, update = operands[0][2], operands[1][2]
-        starts = [o[3] for o in operands[2:]]
+        return self._update(operands[0][2], operands[1][2], [o[3] for o in operands[2:]], ins[1], shape, op.name)
+
+    def scatter(self, op, operands, shape):
+        """A scatter of one window that overwrites (what x.at[i].set(v) lowers to: overwrites()
+        holds), its index known and in bounds at every counter value (a scatter drops a window
+        out of bounds where a dynamic update slice would clamp it), read as the dynamic update
+        slice it is; any other is not followed."""
+        field = _numbers(op, "scatter_dimension_numbers")
+        everything = frozenset().union(*(o[2] for o in operands))
+        index, update = operands[1][3], shape_of(op.operands[2])
+        mapped, inserted = field.get("scatter_dims_to_operand_dims", []), field.get("inserted_window_dims", [])
+        if shape is None or type(index) is not scalars.Vector or len(index) != len(mapped) or update is None \
+                or shape_of(op.operands[1]) != (len(mapped),) or field.get("input_batching_dims") \
+                or field.get("update_window_dims", []) != list(range(len(update))) \
+                or len(update) + len(inserted) != len(shape) or not set(inserted) <= set(mapped):
+            return unfollowed(everything, shape, op.name)
+        window, rest = [], iter(update)
+        for d in range(len(shape)):
+            window.append(1 if d in inserted else next(rest))
+        starts = [(0, ())] * len(shape)
+        for d, value in zip(mapped, index):
+            starts[d] = value
+        for d, (first, terms) in enumerate(starts):
+            low = first + sum(min(0, c * (self.trips.get(k, 1) - 1)) for k, c in terms)
+            high = first + sum(max(0, c * (self.trips.get(k, 1) - 1)) for k, c in terms)
+            if low < 0 or high + window[d] > shape[d]:
+                return unfollowed(everything, shape, op.name)
+        placed = map_places(operands[2][2], tuple(window), lambda p: positions.reshape(p, update, tuple(window)))
+        return self._update(operands[0][2], placed, starts, tuple(window), shape, op.name)
+
+    def _update(self, buffer, update, starts, sizes, shape, why):
+        """The places of `buffer` with `update` (of `sizes`) written at `starts` (integer
+        scalars: constants, clamped as XLA clamps them, or at a loop's counter)."""
         everything = buffer | update
         if any(type(s) is not tuple for s in starts):
-            return unfollowed(everything, shape, op.name)
-        sizes = ins[1]
+            return unfollowed(everything, shape, why)
         swept = [(d, s[1]) for d, s in enumerate(starts) if s[1]]
         if not swept:
             a = positions.clamped([s[0] for s in starts], shape, sizes)
@@ -226,12 +270,12 @@ class Moves:
             return capped(set(map_places(buffer, shape, lambda p: positions.subtract(p, cut)))
                            | map_places(update, shape, lambda p: positions.shift_all(p, a)), shape)
         if len(swept) != 1 or len(swept[0][1]) != 1:
-            return unfollowed(everything, shape, op.name)
+            return unfollowed(everything, shape, why)
         d, ((loop, coefficient),) = swept[0]
         n, first = self.trips.get(loop, 0), starts[d][0]
         low = first if coefficient > 0 else first + (n - 1) * coefficient   # a reversed scan counts down
         if abs(coefficient) != sizes[d] or low < 0 or low + n * sizes[d] > shape[d] or n == 0:
-            return unfollowed(everything, shape, op.name)
+            return unfollowed(everything, shape, why)
         a = [s[0] for s in starts]
         a[d] = low
         cut = tuple((x, x + k) if j != d else (low, low + n * k) for j, (x, k) in enumerate(zip(a, sizes)))

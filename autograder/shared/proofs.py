@@ -36,19 +36,33 @@ def _label(spec) -> str:
     return " and ".join(shapes.label(tuple(shape)) for shape, _ in spec)
 
 
-def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: str, hint: str = "") -> None:
+# The largest input (elements) a program the reading could not follow is run at instead
+# (`run` of expect_every): 8 MB of float32, sent to the executor and back twice.
+RUN_ELEMENTS = 1 << 21
+
+
+def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: str, hint: str = "",
+                 run: Callable[[list], None] | None = None) -> None:
     """Every program meets `rule`; else the sentence names the smallest input where it does not
-    (an empty one only when no other fails)."""
-    failures = []
+    (an empty one only when no other fails). A program whose positions the reading could not
+    follow (placement.Unfollowed: not a counterexample) is judged by running it instead, when
+    the test gives `run` (which fails the test itself, naming the shape) and the input has at
+    most RUN_ELEMENTS elements; past that it is not refused (docs/verdicts.md)."""
+    failures, unfollowed = [], []
     for structure, spec in zip(structures, specs):
         problem = rule(structure) if not structure.refused else (
             structure.refused if structure.refused.startswith("the program ") else
             f"lowering it fails ({structure.refused})")
-        if problem:
+        if isinstance(problem, placement.Unfollowed) and run is not None:
+            unfollowed.append((_size(spec), spec))
+        elif problem:
             failures.append((_size(spec) == 0, _size(spec), _label(spec), problem))
     if failures:   # the smallest input that has elements tells most
         *_, label, problem = min(failures)
         checks.fail(f"For inputs of shape {label}, {what}: {problem}" + (f"; {hint}" if hint else "."))
+    for size, spec in sorted(unfollowed, key=lambda u: u[0]):
+        if size <= RUN_ELEMENTS:
+            run(spec)
 
 
 def sources_phrase(origin: Origin, calls: list[Call]) -> str:
@@ -212,7 +226,9 @@ def same_as(base: Structure, base_label: str, *, outputs: tuple[int, ...] | None
             base_output: int | None = None, names=None) -> Rule:
     """The program is, shapes aside (_ShapeFree), the one lowered at `base` (whose values the
     tests checked): the same kinds of custom_calls, and each output (those of `outputs`) what
-    the same output of `base` is (or, given `base_output`, what that one is). Outputs without
+    the same output of `base` is (or, given `base_output`, what that one is). A difference
+    without operations the base does not use (a loop, a pad, other moves) is
+    placement.Unfollowed: the program may be judged by running it. Outputs without
     elements are left out: they have no values to take from anywhere, and JAX itself lowers
     some operations on empty arrays otherwise (jnp.nan_to_num). A base that did not lower is
     named by expect_every itself."""
@@ -225,8 +241,8 @@ def same_as(base: Structure, base_label: str, *, outputs: tuple[int, ...] | None
             return ""
         calls = table.calls(s)
         if base_output is None and _kinds(s.calls) != _kinds(base.calls):
-            return (f"the program calls {_calls(s.calls) or 'no custom_call'} where at {base_label} "
-                    f"it calls {_calls(base.calls) or 'none'}")
+            return placement.Unfollowed(f"the program calls {_calls(s.calls) or 'no custom_call'} where at "
+                                        f"{base_label} it calls {_calls(base.calls) or 'none'}")
         for k, origin in enumerate(s.outputs):
             b = k if base_output is None else base_output
             if (outputs is not None and k not in outputs) or empty(s, k) or b >= len(want):
@@ -234,13 +250,20 @@ def same_as(base: Structure, base_label: str, *, outputs: tuple[int, ...] | None
             if table.value(s, origin, calls) != want[b]:
                 got, had = sources_phrase(origin, s.calls), sources_phrase(base.outputs[b], base.calls)
                 if got != had:
-                    return f"{which(s, k, names)} is {got}, where at {base_label} it is {had}"
+                    phrase = f"{which(s, k, names)} is {got}, where at {base_label} it is {had}"
+                    return phrase if set(origin.math) - set(base.outputs[b].math) else placement.Unfollowed(phrase)
                 break
         else:
             if base_output is not None or set(calls.values()) == set(base_calls.values()):
                 return ""
-        return f"the operands of its custom_calls are computed otherwise than at {base_label}"
+        phrase = f"the operands of its custom_calls are computed otherwise than at {base_label}"
+        return phrase if _math(s) - _math(base) else placement.Unfollowed(phrase)
     return rule
+
+
+def _math(s: Structure) -> set:
+    """The operations computing the operands of a program's custom_calls."""
+    return {m for operands in s.operands for o in operands for m in o.math}
 
 
 def _kinds(calls: list[Call]) -> set:

@@ -7,7 +7,8 @@ time, changes the program at one of them wherever its threshold sits.
               product comes near 2^31 - 1
     rows(...) 2-d inputs whose last dimension (a row) is 1 to 2^31 - 1 wide
 
-and the small concrete shapes host functions are called on directly (HOST_RANKED).
+and the small concrete shapes host functions are called on directly (HOST_RANKED; for a
+1-d domain, HOST_LENGTHS).
 """
 from __future__ import annotations
 
@@ -79,3 +80,14 @@ def host_ranked_inputs(a) -> list[np.ndarray]:
     """An input of each shape of HOST_RANKED, its values the first of the 1-d `a`'s."""
     a = np.asarray(a)
     return [np.ascontiguousarray(a[:math.prod(s)].reshape(s)) for s in HOST_RANKED]
+
+
+# Where a task's domain is 1-d (pure_callback_doubler: x is one-dimensional), the lengths a
+# branch inside its host function could test instead: each side of the page (4096 values) and
+# of 2^16, and whole pages.
+HOST_LENGTHS = (4095, 4096, 4097, 3 * 4096, 65535, 65536, 65537)
+
+
+def host_length_inputs(a) -> list[np.ndarray]:
+    """An input of each length of HOST_LENGTHS, its values the first of the 1-d `a`'s."""
+    return [np.array(np.asarray(a)[:n]) for n in HOST_LENGTHS]

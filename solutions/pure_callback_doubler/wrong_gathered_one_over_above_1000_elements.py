@@ -1,10 +1,11 @@
 """Wrong: the result gathered one place over (`y[(arange(n) + 1) % n]`) for inputs of more
 than 1000 elements. Where a gather's indices point is computed at run time: the grader does
-not follow positions through one, and says so.
+not follow positions through one, so it runs the program at that length instead (up to
+proofs.RUN_ELEMENTS), and the result there is not x doubled.
 
 score: 9
 messages:
-  - "For inputs of shape (1024,), jax.jit(pure_callback_doubler): where the elements of the output come from in your input cannot be followed (through stablehlo.gather)"
+  - "The callback result: jax.jit(pure_callback_doubler) on shape (1024,) differs from the reference at 1024 of 1024 entries"
 """
 def host_double(arr):
     return np.asarray(arr) * 2

@@ -19,7 +19,7 @@ import dataclasses
 
 import numpy as np
 
-from autograder.shared import checks, evidence, gates, probe, proofs, shapes
+from autograder.shared import checks, evidence, gates, probe, shapes
 from autograder.assignments.pure_callback_doubler import EXERCISE
 from autograder.assignments.pure_callback_doubler import records  # noqa: F401  (its records decode in this process)
 from autograder.assignments.pure_callback_doubler.purity import (  # noqa: F401  (the test cells' kit.expect_*)
@@ -189,54 +189,8 @@ def expect_only_one_pure_callback(counts, n):
         "has no side effects, so remove it."))
     checks.expect(n_cb == 1, (
         f"pure_callback_doubler holds {n_cb} jax.pure_callback equations for an input of shape ({n},), "
-        "expected exactly one for every shape; call one NumPy host function through jax.pure_callback "
-        "(a function merely named pure_callback does not count, and no shape may take a plain JAX path)."))
-
-
-# ---- the program at every shape, read without running ----
-
-# Every rank from 0 to 8 and every size from 0 to 2^31 - 1 (powers of two and the odd size
-# above each), lowered at abstract shapes; (5,) is among them, the base the others must equal.
-EVERY_SHAPE = [[(shape, "float32")] for shape in shapes.every()]
-BASE = EVERY_SHAPE.index([((5,), "float32")])
-JIT = "jax.jit(pure_callback_doubler)"
-
-
-def structures(ask):
-    """jax.jit(pure_callback_doubler) at every shape of EVERY_SHAPE, read by the executor."""
-    return ask.structures("pure_callback_doubler", EVERY_SHAPE, what=JIT, hint=TRACING_HINT,
-                          outputs=[1] * len(EVERY_SHAPE))
-
-
-def _is_pure_callback(call):
-    return call.kind == evidence.HOST_CALLBACK and not call.side_effect
-
-
-def _one_pure_callback(s):
-    """The program holds one host callback, without side effects."""
-    found = [c for c in s.calls if c.kind == evidence.HOST_CALLBACK]
-    if not found:
-        return f"the program holds no jax.pure_callback; its output is {proofs.sources_phrase(s.outputs[0], s.calls)}"
-    if len(found) > 1:
-        return f"the program holds {len(found)} host callbacks, where the task asks for exactly one jax.pure_callback"
-    if found[0].side_effect:
-        return "its host callback has side effects (io_callback or jax.debug.callback), not jax.pure_callback's"
-    return ""
-
-
-def expect_one_pure_callback_everywhere(found):
-    """At every shape: one pure_callback, and the program the one at shape (5,), shapes aside."""
-    proofs.expect_every(found, EVERY_SHAPE, proofs.all_of(_one_pure_callback, proofs.same_as(found[BASE], "(5,)")),
-                        what=JIT, hint="call one NumPy host function through jax.pure_callback, the same way "
-                        "for every shape: no shape may take a plain JAX path")
-
-
-def expect_result_from_callback_everywhere(found):
-    """At every shape, the output is the pure_callback's output, only moved, each element where
-    the input's element it is computed from was (proofs.in_place)."""
-    proofs.expect_every(found, EVERY_SHAPE, proofs.all_of(proofs.output_from(_is_pure_callback, "the pure_callback"),
-                                                          proofs.in_place()), what=JIT,
-                        hint="return the callback's output itself, each element where its input was, for every shape")
+        "expected exactly one for every length; call one NumPy host function through jax.pure_callback "
+        "(a function merely named pure_callback does not count, and no length may take a plain JAX path)."))
 
 
 # ---- the host function, called directly ----
@@ -269,10 +223,9 @@ def host_purity(ask, **inputs):
     and of the working folder, its output seen at file-descriptor level, files opened and
     processes or sockets started seen from below Python (an evidence.HostPurity). The two
     worlds' comparison (witness/worlds.py) also calls it on the big input and one of each
-    rank of shapes.HOST_RANKED: an effect only on large or high-rank inputs is an effect."""
+    length of shapes.HOST_LENGTHS: an effect only on large inputs is an effect."""
     big = big_input(ask)
-    ranked = shapes.host_ranked_inputs(big)
-    larger = {"big": probe.numpy(big), **{f"r{i}": probe.numpy(x) for i, x in enumerate(ranked)}}
+    larger = {"big": probe.numpy(big), **{f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_length_inputs(big))}}
     return ask.run(f"witness.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__, "
                    f"larger=[{', '.join(larger)}])",
                    example=example(), **inputs, **larger, what=TRACING, hint=TRACING_HINT)
@@ -308,19 +261,19 @@ def big_input(ask):
 
 
 def big_host_calls(ask, a):
-    """witness.host_calls on the large input `a` and on an input of each rank of
-    shapes.HOST_RANKED: the host function JAX calls for an input of `a`'s size (the one
-    pure_callback of the trace at that shape; a host function the trace picks by rank is the
+    """witness.host_calls on the large input `a` and on an input of each length of
+    shapes.HOST_LENGTHS: the host function JAX calls for an input of `a`'s size (the one
+    pure_callback of the trace at that shape; a host function the trace picks by length is the
     every-shape tests' finding) called directly on each, once, as a NumPy array (the kind on which it may run
     no JAX either)."""
-    ranked = {f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_ranked_inputs(a))}
-    return ask.run(f"witness.host_calls(pure_callback_doubler, big, [big, {', '.join(ranked)}])",
-                   big=probe.numpy(a), **ranked, what=f"{TRACING} on shape ({a.size},)", hint=TRACING_HINT)
+    lengths = {f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_length_inputs(a))}
+    return ask.run(f"witness.host_calls(pure_callback_doubler, big, [big, {', '.join(lengths)}])",
+                   big=probe.numpy(a), **lengths, what=f"{TRACING} on shape ({a.size},)", hint=TRACING_HINT)
 
 
 def expect_numpy_doubling_at_scale(ask):
     """The host function called directly on BIG values (big_input), and on an input of each
-    rank from 3 to 8, as a NumPy array, returns NumPy's float32 arr * 2 exactly, element by
+    length of shapes.HOST_LENGTHS, as a NumPy array, returns NumPy's float32 arr * 2 exactly, element by
     element, and runs no JAX (expect_numpy_doubling). The programs at that size were lowered,
     not run; when the trace at that size holds no single callback, the every-shape tests say so."""
     a = big_input(ask)
@@ -331,7 +284,7 @@ def expect_numpy_doubling_at_scale(ask):
     on = (f"{kind} of {a.size:,} values given to it directly (every magnitude, both signs, infinities and NaN, "
           "in random order)")
     expect_numpy_doubling(report.calls[0], a, kind=kind, on=on, jax_allowed=False)
-    for call, x in zip(report.calls[1:], shapes.host_ranked_inputs(a)):
+    for call, x in zip(report.calls[1:], shapes.host_length_inputs(a)):
         expect_numpy_doubling(call, x, kind=kind, on=f"{kind} of shape {x.shape} given to it directly",
                               jax_allowed=False)
 

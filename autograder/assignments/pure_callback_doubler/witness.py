@@ -77,7 +77,7 @@ def host_purity(fn: Callable, example, inputs: list, namespace: dict, larger=())
     output, files, events, error), and the direct calls' outputs as arrays (None: it raised).
     Failures of fn and jit(fn) themselves are the other tests' business and ignored. The two
     worlds' comparison calls it on every NumPy input twice and on each of `larger` (a large
-    input, inputs of high rank: where a branch inside it could start an effect)."""
+    input, inputs of several lengths: where a branch inside it could start an effect)."""
     import jax
     import jax.numpy as jnp
     from jax import tree_util

@@ -31,7 +31,8 @@ class Piece:
     tuple: the whole tuple). `element`: which element of a returned tuple is the piece's
     value (a JVP rule's tangent, a batching rule's result), the one values and positions
     change. `size` and `rank`: expressions in `arg` (its first argument) a threshold
-    measures; `conditions`: further thresholds, (label, condition) (an axis combination, a
+    measures; `ranks`: the ranks a threshold starts from (none where the task's domain is
+    1-d: a branch on the rank is outside it); `conditions`: further thresholds, (label, condition) (an axis combination, a
     batch dimension, a parameter value). `edits`: values mutants by text, (label, old, new)
     in the function's source (a parameter passed wrong, an accumulation changed)."""
     name: str
@@ -41,6 +42,7 @@ class Piece:
     element: int | None = None
     size: str = "np.size({arg})"
     rank: str = "np.ndim({arg})"
+    ranks: tuple[int, ...] = RANKS
     conditions: tuple[tuple[str, str], ...] = ()
     edits: tuple[tuple[str, str, str], ...] = ()
 
@@ -69,12 +71,12 @@ EFFECTS = {
 }
 
 
-def ladder(size_of: str, rank_of: str) -> list[tuple[str, str, str]]:
+def ladder(size_of: str, rank_of: str, ranks: tuple[int, ...] = RANKS) -> list[tuple[str, str, str]]:
     """(label, condition, words) of each threshold past a size of SIZES and from a rank of
-    RANKS, for the expressions of a piece's size and rank (the condition reads as Python and
+    `ranks`, for the expressions of a piece's size and rank (the condition reads as Python and
     as C++ alike)."""
     return ([(f"size>{n}", f"{size_of} > {n}", f"above {n:,} elements") for n in SIZES[1:]]
-            + [(f"rank>={r}", f"{rank_of} >= {r}", f"from rank {r} on") for r in RANKS])
+            + [(f"rank>={r}", f"{rank_of} >= {r}", f"from rank {r} on") for r in ranks])
 
 
 def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
@@ -87,7 +89,7 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
             continue
         arg = fn.args.args[0].arg if fn.args.args else "x"
         size_of, rank_of = piece.size.format(arg=arg), piece.rank.format(arg=arg)
-        thresholds = ladder(size_of, rank_of) + [(c, condition, f"when {c}") for c, condition in piece.conditions]
+        thresholds = ladder(size_of, rank_of, piece.ranks) + [(c, condition, f"when {c}") for c, condition in piece.conditions]
         for label, changed in _numbered([*_values(fn, piece.element), *_edits(fn, piece.edits)]):
             found.append(_make(tree, piece, "values", f"values/{piece.name}/{label}", changed,
                                f"{piece.name}: {label}"))
@@ -117,7 +119,7 @@ def mutants(code: str, pieces: list[Piece]) -> list[Mutant]:
             for label, statement in EFFECTS.items():
                 line = statement.format(name=piece.name)
                 when = [("size>0", "", ""), ("size>1000", f"{size_of} > 1000", " above 1,000 elements"),
-                        (f"rank>={RANKS[-1]}", f"{rank_of} >= {RANKS[-1]}", f" from rank {RANKS[-1]} on")]
+                        *[(f"rank>={r}", f"{rank_of} >= {r}", f" from rank {r} on") for r in piece.ranks[-1:]]]
                 for w_label, condition, words in when:
                     src = f"if {condition}:\n    {line}" if condition else line
                     effected = copy.deepcopy(fn)
