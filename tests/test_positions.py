@@ -54,6 +54,11 @@ SAME = {   # every element where its input was: moved there and back, in pieces,
     "fori_loop from 2 by blocks of 3": (lambda x: jnp.concatenate([cb(x[:6]), _blocks(x, 4, 3, first=2)[6:]]), (12,)),
     "fori_loop over rows": (lambda x: jax.lax.fori_loop(0, x.shape[0], lambda i, o: o.at[i].set(cb(x[i])),
                                                         jnp.zeros_like(x)), (5, 3)),
+    # two rows per iteration: the even and odd rows two pieces side by side, made one (coalesce)
+    "scan unrolled by 2": (lambda x: jax.lax.scan(lambda c, e: (c, cb(e)), 0., x, unroll=2)[1], (2**20, 3)),
+    "scan unrolled by 3, a remainder": (lambda x: jax.lax.scan(lambda c, e: (c, cb(e)), 0., x, unroll=3)[1], (7, 2)),
+    # jax.lax.map over jnp.arange: the index is the arange's element at the loop's counter
+    "lax.map over indices": (lambda x: jax.lax.map(lambda i: cb(x[i]), jnp.arange(x.shape[0])), (2**20 + 1, 2)),
 }
 
 
@@ -97,6 +102,11 @@ MOVED = {   # each: the element named, wherever the move happens
                          "element (0,) of the output comes from no element of your input"),
     "a constant row": ((lambda x: cb(x).at[1].set(0.0), (3, 4)),
                        "element (1, 0) of the output comes from no element of your input"),
+    "scan unrolled by 2, reversed": ((lambda x: jax.lax.scan(lambda c, e: (c, cb(e)), 0., x, unroll=2)[1][::-1], (4, 4)),
+                                     "element (0, 0) of the output comes from element (3, 0) of your input"),
+    "lax.map over indices from the end": ((lambda x: jax.lax.map(lambda i: cb(x[x.shape[0] - 1 - i]),
+                                                                 jnp.arange(x.shape[0])), (3, 4)),
+                                          "element (0, 0) of the output comes from element (2, 0) of your input"),
 }
 
 
@@ -127,6 +137,26 @@ def test_digits_split_and_merge_exactly():
     assert reshaped[1][1] == (((3, 8),), ((8, 1),))
     (reversed_,) = positions.reverse(reshaped, (3, 8), [1])
     assert placement.misplaced([reversed_], (3, 8), (6, 4), "x").startswith("element (0, 0) of the value")
+
+
+def test_a_dot_with_ones_is_a_sum_and_with_other_values_is_math():
+    """jnp.tensordot(t, ones) sums t over the contracted axes (a tangent written so), whichever
+    side the ones are on; broadcast along the ones' other axes. A dot with twos is math."""
+    shape = (3, 4, 5)
+
+    def read(fn):
+        s = dataflow.structure(jax.jit(fn).lower(S(shape, np.float32)).as_text())
+        return s.outputs[0], tuple(int(d) for d in s.results[0].split("<")[1].split("x")[:-1])
+    for fn in (lambda t: jnp.tensordot(jnp.transpose(t, (1, 0, 2)), jnp.ones((3, 5)), axes=2),
+               lambda t: jnp.tensordot(jnp.ones((3, 5)), jnp.transpose(t, (0, 2, 1)), axes=2)):
+        origin, out = read(fn)
+        assert origin.math == ["reduce"] and out == (4,)
+        assert placement.misplaced(proofs.pieces(origin, "input:0"), out, shape, "t", perm=(1,), summed=(0, 2)) == ""
+    origin, out = read(lambda t: jnp.tensordot(t, jnp.ones((4, 7)), axes=([1], [0])))
+    assert placement.misplaced(proofs.pieces(origin, "input:0"), out, shape, "t", perm=(0, 2, None), summed=(1,)) == ""
+    assert "sums t over axes (1,), where the task's sum is over axes (2,)" in placement.misplaced(
+        proofs.pieces(origin, "input:0"), out, shape, "t", perm=(0, 2, None), summed=(2,))
+    assert "dot_general" in read(lambda t: jnp.tensordot(t, jnp.full((4,), 2.0), axes=([1], [0])))[0].math
 
 
 def test_where_the_reading_stops_is_not_a_counterexample():

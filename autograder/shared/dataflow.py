@@ -121,8 +121,10 @@ class _Graph(moves.Moves):
         name = op.name
         count = len(op.results)
         if name in _LEAVES:
-            return [(frozenset({"constant"}), frozenset(), frozenset(), scalars.constant(op))] * count
-        operands = [env.get(o, _NONE) for o in op.operands]
+            return [(frozenset({"constant"}), frozenset(), frozenset(),
+                     scalars.constant(op) or scalars.iota(op) or scalars.ones(op))] * count
+        # a value without elements holds no data: nothing comes from it (a scan's empty buffer)
+        operands = [_NONE if 0 in (shape_of(o) or ()) else env.get(o, _NONE) for o in op.operands]
         if name == "stablehlo.custom_call":
             return self.custom_call(op, operands)
         if name == "func.call":
@@ -143,7 +145,7 @@ class _Graph(moves.Moves):
             picked = _LAYOUT[name]
             chosen = operands if picked is None else [operands[i] for i in picked if i < len(operands)]
             moved = _union(_NONE, *chosen)
-            return [(moved[0], moved[1], self.layout(op, operands), scalars.vector(op, operands))] * count
+            return [(moved[0], moved[1], self.layout(op, operands), scalars.vector(op, operands, self.trips))] * count
         inner = _union(_NONE, *operands)
         shape = shape_of(op.results[0]) if count else None
         if name in _ELEMENTWISE:
@@ -155,6 +157,10 @@ class _Graph(moves.Moves):
         elif name == "stablehlo.reduce":
             places = self.reduce(op, operands)
             scalar = None
+        elif name == "stablehlo.dot_general" and [o[3] == scalars.ONES for o in operands[:2]].count(True) == 1:
+            # a dot with a value of ones (jnp.tensordot(t, ones)): a sum of the other operand
+            places = self.summed_by_ones(op, operands, shape)
+            return [(inner[0], inner[1] | {"reduce"}, places, None)] * count
         else:
             places, scalar = unfollowed(inner[2], shape, name), None
         return [(inner[0], inner[1] | {name.removeprefix("stablehlo.")}, places, scalar)] * count
@@ -214,14 +220,23 @@ class _Graph(moves.Moves):
             loop = len(self.trips)
             self.trips[loop] = counter[2] - counter[1]
             steps = self._steps(body, carried, inits, counter, loop, env, depth)
+        # integers the body hands back as they came (a bound, scan's jnp.arange): known inside
+        kept = {j: o[3] for j, o in enumerate(inits)
+                if o[3] is not None and j not in steps and (counter is None or j != counter[0])}
         for _ in range(_FIXPOINT_ROUNDS):
             args = list(carried)
+            for j, value in kept.items():
+                args[j] = (args[j][0], args[j][1], args[j][2], value)
             if loop is not None:
                 k, first, _ = counter
                 for j, (start, step) in {k: (first, 1), **steps}.items():
                     args[j] = (args[j][0], args[j][1], args[j][2], scalars.affine(start, ((loop, step),)))
             self.region(cond, args, env, depth)   # reads nothing a result depends on, but nests
             yielded = self.region(body, args, env, depth)
+            changed = {j for j, value in kept.items() if yielded[j][3] != value}
+            if changed:   # not handed back as they came after all: read again without them
+                kept = {j: v for j, v in kept.items() if j not in changed}
+                continue
             if loop is not None and yielded[counter[0]][3] != (counter[1] + 1, ((loop, 1),)):
                 loop = None   # not a counter after all: read again without one
                 continue

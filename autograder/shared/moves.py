@@ -147,8 +147,10 @@ class Moves:
             return unfollowed(frozenset().union(*(o[2] for o in operands)), shape, name)
         if name in ("stablehlo.copy", "stablehlo.convert"):
             return first
-        if name == "stablehlo.reshape":
-            return map_places(first, shape, lambda p: positions.reshape(p, ins[0], shape))
+        if name == "stablehlo.reshape":   # pieces side by side made one first: a merge of axes may need it
+            joined = frozenset((root, p) for root in {r for r, _ in first}
+                               for p in positions.coalesce(q for r, q in first if r == root))
+            return map_places(joined, shape, lambda p: positions.reshape(p, ins[0], shape))
         if name == "stablehlo.transpose":
             perm = ints(op, "permutation")
             return map_places(first, shape, lambda p: positions.transpose(p, perm))
@@ -196,6 +198,25 @@ class Moves:
             places |= map_places(origin[2], shape, lambda p, s=shape_of(value): positions.reduce(p, s, dims))
         return capped(places | unfollowed(frozenset().union(*(o[2] for o in operands[half:])), shape,
                                             "a reduction's initial value"), shape)
+
+    def summed_by_ones(self, op, operands, shape):
+        """The places of a dot_general of a value with a value of ones (scalars.ONES) and no
+        batch dimensions: the value summed over its contracting dimensions, broadcast along the
+        ones' free dimensions (the result's dimensions: the left operand's free ones, then the
+        right's). Any other dot_general is not followed."""
+        field = _numbers(op, "dot_dimension_numbers")
+        data = 1 if operands[0][3] == scalars.ONES else 0
+        contracting = field.get("lhs_contracting_dimensions" if data == 0 else "rhs_contracting_dimensions")
+        own, other = shape_of(op.operands[data]), shape_of(op.operands[1 - data])
+        everything = frozenset().union(*(o[2] for o in operands))
+        if shape is None or own is None or other is None or contracting is None \
+                or field.get("lhs_batching_dimensions") or field.get("rhs_batching_dimensions"):
+            return unfollowed(everything, shape, op.name)
+        kept = tuple(n for d, n in enumerate(own) if d not in contracting)
+        free_ones = len(other) - len(contracting)
+        at = list(range(len(kept))) if data == 0 else list(range(free_ones, free_ones + len(kept)))
+        return map_places(operands[data][2], shape, lambda p: [
+            q for r in positions.reduce(p, own, contracting) for q in positions.broadcast_in_dim(r, kept, shape, at)])
 
     def dynamic_slice(self, op, operands, source, shape):
         return self._sliced(operands[0][2], [o[3] for o in operands[1:]], source, shape, ints(op, "slice_sizes"),

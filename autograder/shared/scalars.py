@@ -100,16 +100,59 @@ def of(op, values: list, trips: dict):
     return None
 
 
+ONES = "ones"   # a float value all of whose elements are 1 (jnp.ones): what a dot with it sums
+
+
+def ones(op):
+    """ONES for a float constant splat of 1.0, else None."""
+    if op.name != "stablehlo.constant":
+        return None
+    found = re.fullmatch(r"dense<1\.0*e\+0+> : tensor<(\d+x)*(f|bf)\d+>", str(op.attributes["value"]))
+    return ONES if found else None
+
+
+class Iota(int):
+    """A 1-d integer iota of this many elements (jnp.arange(n)): element k is k."""
+
+
+def iota(op):
+    """The Iota of a 1-d integer stablehlo.iota (what jnp.arange lowers to), else None."""
+    shape = shape_of(op.results[0])
+    if op.name != "stablehlo.iota" or shape is None or len(shape) != 1 \
+            or not re.fullmatch(r"tensor<\d+x[iu]\d+>", str(op.results[0].type)):
+        return None
+    return Iota(shape[0])
+
+
+def element(start, size: int, trips: dict):
+    """The one element of an Iota of `size` elements at a dynamic slice's `start` (clamped as
+    XLA clamps it: known only when it stays inside at every counter value)."""
+    if type(start) is not tuple:
+        return None
+    lo = start[0] + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in start[1])
+    hi = start[0] + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in start[1])
+    return start if 0 <= lo and hi < size else None
+
+
 class Vector(tuple):
     """A small integer vector (an index vector of a gather) known element by element: each an
     integer scalar's (constant, terms)."""
 
 
-def vector(op, operands):
+def vector(op, operands, trips: dict):
     """The Vector of a layout operation's result built from known integer scalars (a
-    broadcast, a reshape, a concatenate of them), or a 0-d one reshaped from a vector."""
+    broadcast, a reshape, a concatenate of them, one element sliced from an Iota), or a 0-d
+    one reshaped from a vector; an Iota passed through a copy."""
     shape, name = shape_of(op.results[0]) if op.results else None, op.name
     values = [o[3] for o in operands]
+    if values and values[0] == ONES:   # moved or copied, still all ones
+        return ONES if name in ("stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape",
+                                "stablehlo.transpose", "stablehlo.copy", "stablehlo.slice") else None
+    if values and type(values[0]) is Iota:
+        if name == "stablehlo.dynamic_slice" and shape == (1,) and len(values) == 2:
+            found = element(values[1], values[0], trips)
+            return None if found is None else Vector((found,))
+        return values[0] if name in ("stablehlo.copy", "stablehlo.optimization_barrier") else None
     if shape is None or len(shape) > 1 or (shape and shape[0] > 8) or not values or values[0] is None:
         return None
     if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape") and type(values[0]) is tuple:

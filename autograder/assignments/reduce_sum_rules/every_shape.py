@@ -280,6 +280,8 @@ def rule(outputs, base: Structure | None = None, checked=None):
         if len(s.outputs) < len(expected):
             return f"the program has {len(s.outputs)} outputs where {len(expected)} were asked for"
         for k, (kind, name, arg, place) in enumerate(expected):
+            if proofs.empty(s, k):   # no element: nothing to take from anywhere
+                continue
             problem = _problem(s, k, kind, name, arg, allowed, place)
             if problem:
                 return problem
