@@ -123,8 +123,11 @@ class _Graph(moves.Moves):
         if name in _LEAVES:
             return [(frozenset({"constant"}), frozenset(), frozenset(),
                      scalars.constant(op) or scalars.iota(op) or scalars.ones(op))] * count
-        # a value without elements holds no data: nothing comes from it (a scan's empty buffer)
-        operands = [_NONE if 0 in (shape_of(o) or ()) else env.get(o, _NONE) for o in op.operands]
+        operands = [env.get(o, _NONE) for o in op.operands]
+        if not any(0 in (shape_of(r) or ()) for r in op.results):
+            # a value without elements gives a result with elements nothing (a scan's empty
+            # buffer concatenated); an empty result keeps its origin, which rules read
+            operands = [_NONE if 0 in (shape_of(v) or ()) else o for o, v in zip(operands, op.operands)]
         if name == "stablehlo.custom_call":
             return self.custom_call(op, operands)
         if name == "func.call":
