@@ -50,9 +50,10 @@ VMAP_GRAD = f"lambda x: jax.vmap({GRAD}, in_axes=x.ndim // 2)(x)"
 ALLOWED_MATH = frozenset({"add", "subtract", "multiply", "negate", "abs", "maximum", "minimum", "compare",
                           "select", "and", "or", "not", "convert", "is_finite"})
 # What a forward output may hold besides the callback's result: a guard of the answer's own
-# (jnp.where(x > 0, y, jnp.nan)), which the task allows; the values where it picks the
-# callback are the callback's own (paths.FORWARD_COMPILED checks them at the base shape).
-GUARDS = frozenset({"compare", "select", "and", "or", "not", "is_finite"})
+# (jnp.where(x > 0, y, jnp.nan); jnp.isinf(x) lowers to abs and compare), which the task
+# allows; the values where it picks the callback are the callback's own (paths.FORWARD_COMPILED
+# checks them at the base shape, and same_as holds every other shape to the base's math).
+GUARDS = frozenset({"compare", "select", "and", "or", "not", "is_finite", "abs"})
 
 SAME_HINT = "call SciPy through jax.pure_callback the same way for every shape: no shape may take a plain JAX path"
 MATH_HINT = ("log-gamma and digamma must be computed by SciPy on the host, and around the callbacks only +, -, *, "
