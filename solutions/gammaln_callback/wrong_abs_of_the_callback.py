@@ -1,11 +1,12 @@
-"""Wrong: the forward output is the absolute value of the callback's result, so log-gamma's
-negative values (x between 1 and 2) come out positive. abs is allowed around the callbacks
-where it guards (jnp.isinf(x) lowers to abs and compare); here it changes values, which the
-value tests see (the core, the grader's own run of jax.jit(gammaln_cb), with them).
+"""Wrong: the forward output is minus the absolute value of the callback's result, so
+log-gamma's positive values (everywhere but x between 1 and 2) come out negative. abs is
+allowed around the callbacks where it guards (jnp.isinf(x) lowers to abs and compare); here it
+changes values, which the value tests see (the core, the grader's own run of
+jax.jit(gammaln_cb), with them).
 
 score: 2
 messages:
-  - "The forward values: jax.jit(gammaln_cb) differs from the reference at 2 of 20 entries"
+  - "The forward values: jax.jit(gammaln_cb) differs from the reference"
 """
 def _scipy_cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),
@@ -14,7 +15,7 @@ def _scipy_cb(fn, x):
 
 @jax.custom_jvp
 def gammaln_cb(x):
-    return jnp.abs(_scipy_cb(sps.gammaln, x))
+    return -jnp.abs(_scipy_cb(sps.gammaln, x))
 
 
 @gammaln_cb.defjvp
