@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder.shared import dataflow, placement, positions, proofs
+from autograder.shared import coalesce, dataflow, placement, positions, proofs
 
 S = jax.ShapeDtypeStruct
 
@@ -175,3 +175,15 @@ def test_the_first_element_no_box_holds_is_found_at_any_rank():
     assert placement.uncovered([()], ()) is None and placement.uncovered([], ()) == ()
     rows = [((i, i + 1), (0, 2**31 - 1)) for i in range(4095)]   # 4095 row pieces: the last row is missing
     assert placement.uncovered(rows, (4096, 2**31 - 1)) == (4095, 0)
+
+
+def test_pieces_side_by_side_are_joined_only_when_one_map_continues_the_other():
+    """The even and odd rows of a scan unrolled by 2: two pieces that one map continues are one
+    (coalesce); a piece whose elements sit elsewhere is left apart."""
+    even = (((0, 2), (0, 1), (0, 4)), (0, (((2, 8),), (), ((4, 1),)), (), ()), "")
+    odd = (((0, 2), (1, 2), (0, 4)), (4, (((2, 8),), (), ((4, 1),)), (), ()), "")
+    assert coalesce.coalesce([odd, even]) == [(((0, 2), (0, 2), (0, 4)), (0, (((2, 8),), ((2, 4),), ((4, 1),)), (), ()), "")]
+    strided = (odd[0], (4, (((2, 8),), (), ((4, 2),)), (), ()), "")   # its rows read every other element
+    assert len(coalesce.coalesce([even, strided])) == 2
+    wide = (((0, 2), (1, 3), (0, 4)), (4, (((2, 8),), ((2, 3),), ((4, 1),)), (), ()), "")   # rows 3 apart, not 4
+    assert len(coalesce.coalesce([even, wide])) == 2

@@ -127,7 +127,7 @@ class _Graph(moves.Moves):
         if not any(0 in (shape_of(r) or ()) for r in op.results):
             # a value without elements gives a result with elements nothing (a scan's empty
             # buffer concatenated); an empty result keeps its origin, which rules read
-            operands = [_NONE if 0 in (shape_of(v) or ()) else o for o, v in zip(operands, op.operands)]
+            operands = [(*_NONE[:3], o[3]) if 0 in (shape_of(v) or ()) else o for o, v in zip(operands, op.operands)]
         if name == "stablehlo.custom_call":
             return self.custom_call(op, operands)
         if name == "func.call":

@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from autograder.shared import positions, scalars, stablehlo
+from autograder.shared import coalesce, positions, scalars, stablehlo
 from autograder.shared.scalars import shape_of
 
 # The course's kernels that sum their operand over the axes an attribute names (reduce_sum_rules'
@@ -149,7 +149,7 @@ class Moves:
             return first
         if name == "stablehlo.reshape":   # pieces side by side made one first: a merge of axes may need it
             joined = frozenset((root, p) for root in {r for r, _ in first}
-                               for p in positions.coalesce(q for r, q in first if r == root))
+                               for p in coalesce.coalesce(q for r, q in first if r == root))
             return map_places(joined, shape, lambda p: positions.reshape(p, ins[0], shape))
         if name == "stablehlo.transpose":
             perm = ints(op, "permutation")

@@ -46,14 +46,11 @@ from autograder.shared import wire
 from autograder.witness import atfork, hostcall, observable
 
 SECONDS = 60.0   # the child's observation; past it, the comparison is not made
-# Set by the witness before any student code runs (its guard keeps it so): there the process
-# runs the notebook alone. In a Jupyter kernel (grader.check in the student's own notebook,
-# otter assign's run of the master) the kernel's threads change state beside the calls, and
-# the comparison is not made: the grader's run always makes it.
+# Set by the witness before any student code runs (its guard keeps it so). In a Jupyter kernel
+# (grader.check, otter assign's run of the master) the kernel's threads change state beside
+# the calls, and the comparison is not made: the grader's run always makes it.
 ALONE = False
-# The witness's ModuleGuard (set by the witness): the grader's code put back before each
-# fork, so no world observes itself with code a call rebound; a rebinding is itself an effect.
-GUARD = None
+GUARD = None   # the witness's ModuleGuard: the grader's code put back before each fork (a rebinding is an effect)
 PATCHED = "the modules the grader relies on (JAX, NumPy, SciPy, builtins or the grader's own: {} rebound)"
 
 
@@ -183,11 +180,11 @@ def _fork() -> int:
 
 
 def _still(calls, present: list, names: list[str], deadline: float) -> list[str]:
-    """Of `names`, those that `calls` change in a copy of this process where no other thread
-    runs (a fork: only the forking thread survives), with the settings perturbed first as for
-    the worlds. When that copy cannot answer (a call that needs JAX's threads hangs there),
-    every one of `names` stands: what the calls did cannot be told from what the notebook's
-    threads did (docs/verdicts.md)."""
+    """Of `names`, those `calls` change in a fork of this process (no other thread runs
+    there), the settings perturbed first as for the worlds, twice: the second time from what
+    the calls left (a write of the first perturbation's value, which a notebook's thread can
+    steer, is seen). If the fork cannot answer (a call that needs JAX's threads hangs there),
+    every one of `names` stands (docs/verdicts.md)."""
     up_r, up_w = os.pipe()
     pid = _fork()
     if pid == 0:
@@ -198,16 +195,19 @@ def _still(calls, present: list, names: list[str], deadline: float) -> list[str]
             os.dup2(null, 1)
             os.dup2(null, 2)
             os.close(null)
-            _perturb()
-            before = observable.observe(present, skip={up_w})
-            for call in calls:
-                with suppress(BaseException):
-                    call()
-            if GUARD is not None and GUARD.restore():   # the calls rebound the code that observes: nothing is excused
-                _send(up_w, {"names": names})
-            else:
+            changed: set = set()
+            for _ in range(2):
+                _perturb()
+                before = observable.observe(present, skip={up_w})
+                for call in calls:
+                    with suppress(BaseException):
+                        call()
+                if GUARD is not None and GUARD.restore():   # the calls rebound the code that observes
+                    changed = set(names)
+                    break
                 after = observable.observe(present, skip={up_w})
-                _send(up_w, {"names": [n for n in names if before.get(n) != after.get(n)]})
+                changed |= {n for n in names if before.get(n) != after.get(n)}
+            _send(up_w, {"names": [n for n in names if n in changed]})
             code = 0
         finally:
             os._exit(code)
