@@ -270,9 +270,8 @@ class Moves:
         starts = [(0, ())] * len(shape)
         for d, value in zip(mapped, index):
             starts[d] = value
-        for d, (first, terms) in enumerate(starts):
-            low = first + sum(min(0, c * (self.trips.get(k, 1) - 1)) for k, c in terms)
-            high = first + sum(max(0, c * (self.trips.get(k, 1) - 1)) for k, c in terms)
+        for d, start in enumerate(starts):
+            low, high = scalars.bounds(start, self.trips)
             if low < 0 or high + window[d] > shape[d]:
                 return unfollowed(everything, shape, op.name)
         placed = map_places(operands[2][2], tuple(window), lambda p: positions.reshape(p, update, tuple(window)))

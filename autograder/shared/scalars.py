@@ -41,11 +41,17 @@ def affine(constant, terms):
     return constant, tuple(sorted((k, c) for k, c in merged.items() if c))
 
 
+def bounds(value, trips: dict) -> tuple[int, int]:
+    """The least and greatest an integer scalar (constant, terms) takes as the loops' counters
+    run (`trips`: loop -> how many values its counter takes)."""
+    first, terms = value
+    return (first + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in terms),
+            first + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in terms))
+
+
 def decide(direction, a, b, trips):
     """The truth of `a <direction> b` for every value the loops' counters take, else None."""
-    diff = affine(a[0] - b[0], a[1] + tuple((k, -c) for k, c in b[1]))
-    lo = diff[0] + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in diff[1])
-    hi = diff[0] + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in diff[1])
+    lo, hi = bounds(affine(a[0] - b[0], a[1] + tuple((k, -c) for k, c in b[1])), trips)
     tests = {"LT": (hi < 0, lo >= 0), "LE": (hi <= 0, lo > 0), "GT": (lo > 0, hi <= 0), "GE": (lo >= 0, hi < 0),
              "EQ": (lo == hi == 0, lo > 0 or hi < 0), "NE": (lo > 0 or hi < 0, lo == hi == 0)}
     yes, no = tests.get(direction, (False, False))
@@ -129,8 +135,7 @@ def element(start, size: int, trips: dict):
     XLA clamps it: known only when it stays inside at every counter value)."""
     if type(start) is not tuple:
         return None
-    lo = start[0] + sum(min(0, c * (trips.get(k, 1) - 1)) for k, c in start[1])
-    hi = start[0] + sum(max(0, c * (trips.get(k, 1) - 1)) for k, c in start[1])
+    lo, hi = bounds(start, trips)
     return start if 0 <= lo and hi < size else None
 
 
