@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.authoring import readable
+from autograder.authoring import readable, warm_cache
 from autograder.shared import paths, catalogue, config as settings
 from autograder.runner import sandbox
 
@@ -52,7 +52,7 @@ class Graded:
 
 
 def run_runner(submission: Path, assignment: str, root: Path, user: tuple[str, str],
-               validate: settings.ValidateSettings, attack: bool = False) -> Graded:
+               validate: settings.ValidateSettings, attack: bool = False, xla: dict | None = None) -> Graded:
     """Grade one submission with the trusted runner, in an /autograder-like folder `root`
     holding the autograder zip's files (as on Gradescope). Attacks wait less (the config's
     validate.attack_limits): an endless loop would otherwise hold a job for minutes."""
@@ -64,7 +64,7 @@ def run_runner(submission: Path, assignment: str, root: Path, user: tuple[str, s
     (root / "submission").mkdir()
     shutil.copy(submission, root / "submission" / submission.name)
     # A canary secret in the runner's environment: solutions/adversarial/env_secrets.py hunts it.
-    env = {**os.environ, "GRADER_TOKEN": "canary-3b1f"}
+    env = {**os.environ, "GRADER_TOKEN": "canary-3b1f", **(xla or {})}   # xla: warm_cache's
     proc = subprocess.run([sys.executable, "-I", "-m", "autograder.runner", str(root), *user],
                           capture_output=True, timeout=validate.runner_timeout_s, env=env)
     results = root / "results" / "results.json"
@@ -100,7 +100,7 @@ class _Payload:
 
 
 def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: queue.Queue,
-           validate: settings.ValidateSettings, keep: Path | None = None) -> Checked:
+           validate: settings.ValidateSettings, keep: Path | None = None, xla: dict | None = None) -> Checked:
     name = answer.name if answer else "(as shipped)"
     folder = work / assignment / name
     folder.mkdir(parents=True)
@@ -109,7 +109,7 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     t0 = time.perf_counter()
     user = users.get()   # accounts per parallel grading (witness, executor): the runner kills all their processes
     try:
-        got = run_runner(submission, assignment, folder / "ag", user, validate, attack)
+        got = run_runner(submission, assignment, folder / "ag", user, validate, attack, xla)
         survivors = sandbox.processes_of(user[0]) + sandbox.processes_of(user[1])
     except Exception as exc:  # a grading failure is a mismatch, reported in the table
         return Checked(assignment, name, f"{answer.score:g}" if answer else "<max", "error", False,
@@ -155,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="grade only these answers (file names without .py), while editing")
     parser.add_argument("--feedback", type=Path, default=None, metavar="DIR",
                         help="write what each answer's student reads to DIR/<assignment>/<answer>.txt")
+    parser.add_argument("--cold", action="store_true",
+                        help="no warm-up: every grading compiles its programs (to measure what the warm-up saves)")
     args = parser.parse_args(argv)
     jobs = [(a, n) for n in args.names if n != "adversarial" for a in [None, *catalogue.answers(n)]]
     if "adversarial" in args.names:
@@ -168,10 +170,19 @@ def main(argv: list[str] | None = None) -> int:
     # The attacks first: the longest gradings (an endless loop, a memory bomb) then do not end
     # the run on one job while the others wait; the table keeps the order above.
     first = sorted(range(len(jobs)), key=lambda i: jobs[i][0] is None or jobs[i][0].path.parent.name != "adversarial")
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        done = pool.map(lambda job: _check(job[0], job[1], Path(tmp), users, validate, args.feedback),
-                        [jobs[i] for i in first])
-        rows = [row for _, row in sorted(zip(first, done), key=lambda pair: pair[0])]
+    # The reference answers before all: graded by warm accounts, their executables are loaded by
+    # every grading after them instead of compiled again (autograder/shared/xla_cache.py).
+    references = [i for i in first if not args.cold and jobs[i][0] is not None and jobs[i][0].name == "reference"]
+    rest = [i for i in first if i not in references]
+    warmed = [jobs[i][1] for i in references]
+    with (tempfile.TemporaryDirectory() as tmp, warm_cache.warm(args.jobs, grading_account, warmed) as warm,
+          ThreadPoolExecutor(args.jobs) as pool):
+        def check(i: int, accounts: queue.Queue, xla: dict) -> Checked:
+            return _check(jobs[i][0], jobs[i][1], Path(tmp), accounts, validate, args.feedback, xla)
+        done = dict(zip(references, pool.map(lambda i: check(i, warm.accounts, warm.fill(jobs[i][1])), references)))
+        done.update(zip(rest, pool.map(
+            lambda i: check(i, users, warm.use(jobs[i][1]) if jobs[i][1] in warmed else {}), rest)))
+        rows = [done[i] for i in range(len(jobs))]
     print(f"\n{'assignment':22s} {'answer':34s} {'expected':>8s} {'got':>6s}  verdict   time")
     for r in rows:
         print(f"{r.assignment:22s} {r.answer:34s} {r.expected:>8s} {r.got:>6s}  "

@@ -20,6 +20,8 @@ import sys
 def main(request_fd: str, reply_fd: str) -> None:
     from autograder.executor import allocations
     allocations.dirty()
+    from autograder.shared import xla_cache
+    xla_cache.link()   # a batch's warm executables (make validate), before anything compiles
     from autograder.executor import program
     from autograder.shared import wire
 

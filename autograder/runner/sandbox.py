@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.shared import errors, wire
+from autograder.shared import errors, wire, xla_cache
 from autograder.shared.config import Limits
 from autograder.shared.probe import Unanswered
 from autograder.runner.libraries import witness_env
@@ -102,7 +102,8 @@ class LimitedProcess:
                "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "1",
                "JAX_INTEROP_KERNEL_CACHE": str(self.work / ".cache" / "kernels"),
                "JAX_INTEROP_PREBUILT_KERNELS": os.environ.get(
-                   "JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels")}
+                   "JAX_INTEROP_PREBUILT_KERNELS", "/opt/jax-interop/prebuilt-kernels"),
+               **xla_cache.environment(self.user, self.work / "tmp")}
         cmd = limited_command(self.user, self.limits,
                               [sys.executable, "-I", "-m", module, *args, str(req_r), str(rep_w)], env)
         self.proc = subprocess.Popen(cmd, cwd=self.work, env=ROOT_ENV, stdin=subprocess.DEVNULL,
