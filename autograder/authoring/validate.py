@@ -8,6 +8,8 @@ Also grades each student notebook exactly as shipped, which must not earn full m
 and every attack in solutions/adversarial/ (score, messages, and what must not happen:
 strings in the results, marker files, surviving processes, a flooded log).
 Prints a table (answer, expected, got, verdict) and exits 1 on any mismatch.
+Each assignment's reference answer is graded first, by accounts of its own, and its
+compiled programs are loaded by the gradings after it (warm_cache.py; --cold: not).
 """
 from __future__ import annotations
 
