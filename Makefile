@@ -17,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants mutants-sample grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants mutants-sample variants variants-sample grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -77,6 +77,14 @@ mutants: image $(NAMES:%=dist/%/.built)  ## mutants of ASSIGNMENT's reference an
 MUTANTS_SAMPLE ?= 6
 mutants-sample: image $(NAMES:%=dist/%/.built)  ## MUTANTS_SAMPLE mutants of every assignment graded (what CI runs)
 	@for n in $(NAMES); do $(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.mutants $$n --sample $(MUTANTS_SAMPLE) || exit 1; done
+
+variants: image $(NAMES:%=dist/%/.built)  ## valid rewrites of ASSIGNMENT's answer graded; each must keep full marks (report in dist/variants/)
+	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.variants $(ASSIGNMENT) $(if $(SAMPLE),--sample $(SAMPLE))
+
+# CI's fixed sample (make test), beside mutants-sample: VARIANTS_SAMPLE variants of each assignment; fails on a refusal.
+VARIANTS_SAMPLE ?= 4
+variants-sample: image $(NAMES:%=dist/%/.built)  ## VARIANTS_SAMPLE variants of every assignment graded (what CI runs)
+	@for n in $(NAMES); do $(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.variants $$n --sample $(VARIANTS_SAMPLE) || exit 1; done
 
 bench: venv $(NAMES:%=dist/%/.built)  ## measure grading time, memory and throughput (prints figures)
 	$(HOST_PY) -m autograder.host.bench $(BENCH_ARGS)

@@ -14,8 +14,10 @@ graded. What the oracles share is here.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -63,6 +65,26 @@ def judge(assignment: str, notebook_cells: list[str]) -> str:
         return module.oracle(env)
     except Exception as exc:   # the mutant's own failure: wrong
         return f"raised {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def judged(assignment: str, answers: list, folder: Path) -> dict[str, str]:
+    """The oracle's verdict on each answer (a mutant or a variant: .name, .kind, .code): why
+    it is wrong, "" when it is not; in one process (JAX imported once), in `folder`."""
+    from autograder.shared import catalogue, gradable
+    batch = folder / "answers.json"
+    batch.write_text(json.dumps([{"name": a.name, "kind": a.kind, "cells": [
+        source for _, source in gradable.gradable_cells(catalogue.submission(assignment, a.code))]} for a in answers]))
+    run = subprocess.run([sys.executable, "-m", "autograder.authoring.mutants.oracle", assignment, str(batch)],
+                         capture_output=True, text=True, cwd=folder)
+    found = {}
+    for line in run.stdout.splitlines():
+        if line.startswith("{"):
+            item = json.loads(line)
+            found[item["name"]] = item["wrong"]
+    missing = [a.name for a in answers if a.name not in found]
+    if missing:
+        raise SystemExit(f"the oracle stopped before {missing[0]}:\n{run.stderr[-3000:]}")
+    return found
 
 
 def main(assignment: str, mutants_json: str) -> None:

@@ -1,0 +1,18 @@
+"""silu_ffi's variants: the forward function's layouts and loops (inside the custom_vjp), the
+same forms around the backward rule's kernel call, each vmap_method."""
+from autograder.authoring.variants import generate as g
+
+SOURCE = "reference.py"
+LAYOUTS = ["flipped", "transposed", "fortran_order", "rows", "column", "rolled", "padded_to_8", "padded_to_1024",
+           "gathered_and_scattered"]
+LOOPS = ["lax_map", "lax_map_batch_size_4", "fori_loop_at_set", "fori_loop_dynamic_update", "while_loop", "scan",
+         "scan_unroll_2", "blocks_of_1024_lax_map", "vmap_leading_axis", "vmap_every_axis", "split_in_three"]
+
+
+def variants(code: str) -> list[g.Variant]:
+    found = g.traced(code, "silu_ffi", LAYOUTS, "layout") + g.traced(code, "silu_ffi", LOOPS, "loop")
+    found += g.traced(code, "_silu_bwd", LAYOUTS, "layout") + g.traced(code, "_silu_bwd", LOOPS, "loop")
+    for method in ("sequential", "sequential_unrolled", "expand_dims"):
+        found.append(g.make("edit", f"vmap_method_{method}", g.edited(code, ('"broadcast_all"', repr(method))),
+                            f"both ffi_calls declare vmap_method={method!r}"))
+    return found
