@@ -29,6 +29,7 @@ test: image lab-image hub-image venv chromium  ## run the image's test suite, va
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) validate
 	$(MAKE) mutants-sample
+	$(MAKE) variants-sample
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
 
 image:  ## build the grading image (the host's CA bundle goes in as a BuildKit secret)

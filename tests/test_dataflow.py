@@ -220,3 +220,18 @@ def test_reading_stops_at_its_time_budget_with_a_sentence(monkeypatch):
     (refused,) = program.handle({"op": "structure", "texts": [text]})
     assert refused.refused == ("the program is too large for the grader to read (reading the programs took more "
                                "than 0 s)")
+
+
+def test_a_constant_buffer_a_scatter_writes_over_is_not_a_source():
+    """zeros.at[perm].set(callback) (a gather and a scatter of index arrays, not followed):
+    the zeros are the buffer written over (LOOP_INIT), not a source of the output; where
+    they are left, coverage says so, and here the positions are not followed, so the program
+    runs (proofs.expect_every)."""
+    def f(x):
+        perm = jnp.arange(x.size)[::-1]
+        return jnp.zeros_like(x).at[perm].set(doubler(jnp.take(x, perm)))
+    s = _read(f, (7,))
+    assert bare(s.outputs[0]).sources == ["call:0", "loop-init"] and s.outputs[0].moved_from({0})
+    assert isinstance(proofs.in_place()(s), placement.Unfollowed)
+    part = _read(lambda x: jax.lax.dynamic_update_slice(jnp.zeros_like(x), doubler(x)[:3], (0,)), (7,))
+    assert part.outputs[0].moved_from({0}) and "comes from no element" in proofs.in_place()(part)

@@ -76,6 +76,16 @@ def _union(*origins):
             frozenset().union(*(o[2] for o in origins)), None)
 
 
+def _overwritten(origin):
+    """The origin of a buffer that a scatter or a dynamic update slice writes over: a constant
+    one (jnp.zeros(n).at[idx].set(v)) is named LOOP_INIT like a loop's initial buffer, not a
+    source of the result; an element left at it is a counterexample of coverage
+    (placement.uncovered), and where the positions are not followed the program is run."""
+    if origin[:2] == (frozenset({"constant"}), frozenset()):
+        return (frozenset({LOOP_INIT}), frozenset(), origin[2], origin[3])
+    return origin
+
+
 def _element_type(value) -> str:
     return str(value.type).rsplit("x", 1)[-1].removesuffix(">")
 
@@ -141,8 +151,10 @@ class _Graph(moves.Moves):
             return [(o[0], o[1], o[2], None) for o in operands]
         if name == "stablehlo.convert" and _element_type(op.operands[0]) == _element_type(op.results[0]):
             return [operands[0]] * count
+        if name == "stablehlo.dynamic_update_slice":
+            operands = [_overwritten(operands[0]), *operands[1:]]
         if name == "stablehlo.scatter" and moves.overwrites(op):   # x.at[i].set(v): elements moved
-            moved = _union(_NONE, operands[0], operands[2])
+            moved = _union(_NONE, _overwritten(operands[0]), operands[2])
             return [(moved[0], moved[1], self.scatter(op, operands, shape_of(op.results[0])), None)] * count
         if name in _LAYOUT:
             picked = _LAYOUT[name]

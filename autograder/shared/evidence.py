@@ -161,7 +161,7 @@ def tensor_shape(text: str) -> tuple[tuple[int, ...], str]:
     return tuple(int(d) for d in dims), MLIR_ELEMENTS[element]
 
 
-LOOP_INIT = "loop-init"   # an Origin source: the constant a while loop's carried buffer starts as
+LOOP_INIT = "loop-init"   # an Origin source: a constant a loop carries in, or a scatter or update slice writes over
 
 
 @record

@@ -16,8 +16,12 @@ decided in Python while tracing, shows at the first shape past it, wherever it s
 The same spec lists serve every test (AT, JVP_AT, BATCHED_AT): a grading lowers each path
 once (probe.Ask.structures keeps them).
 """
+import numpy as np
+
 from autograder.shared import evidence, proofs, shapes
+from autograder.assignments.gammaln_callback import paths
 from autograder.assignments.gammaln_callback.questions import FORWARD_HINT, GRAD, JVP_HINT
+from autograder.assignments.gammaln_callback.references import domain_values, f32, scipy32
 
 # The shapes whose values and dependence the tests check (references.forward_input, and the
 # (6, 5) of test 6's wide_inputs): the bases the other shapes are compared with.
@@ -179,19 +183,21 @@ def expect_forward_everywhere(ask):
     found, specs, by = lowered(ask, "gammaln_cb", AT, what=JIT, hint=FORWARD_HINT)
     base = _label(FORWARD_SHAPE)
     proofs.expect_every(found, specs, proofs.all_of(output_of_pure(), proofs.same_as(by[FORWARD_SHAPE], base),
-                                                    proofs.in_place()), what=JIT, hint=SAME_HINT)
+                                                    proofs.in_place()), what=JIT, hint=SAME_HINT,
+                        run=by_running(ask, paths.FORWARD, _jit_paths))
     what = "jax.vmap(gammaln_cb)"
     found, specs, by = lowered(ask, VMAP, BATCHED_AT, what=what, hint=FORWARD_HINT)
     if not by[FORWARD_SHAPE].refused:   # its output 1: in_axes=1, as test 5 runs it there
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(names=_vmap_name), proofs.same_as(
             by[FORWARD_SHAPE], f"{base} with in_axes=1", base_output=1, names=_vmap_name),
-            proofs.in_place(names=_vmap_output, perm=_vmap_axes)), what=what, hint=SAME_HINT)
+            proofs.in_place(names=_vmap_output, perm=_vmap_axes)), what=what, hint=SAME_HINT,
+            run=by_running(ask, paths.FORWARD, _vmap_paths))
     what = "the primal output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[FORWARD_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(output_of_pure(outputs=(0,), names=_it), proofs.same_as(
             by[FORWARD_SHAPE], base, base_output=0, outputs=(0,), names=_it), proofs.in_place(outputs=(0,), names=_the_output)),
-            what=what, hint=SAME_HINT)
+            what=what, hint=SAME_HINT, run=by_running(ask, paths.FORWARD, _primal_paths))
 
 
 def expect_derivative_everywhere(ask):
@@ -203,19 +209,22 @@ def expect_derivative_everywhere(ask):
     base = _label(DERIVATIVE_SHAPE)
     found, specs, by = lowered(ask, GRAD, AT, what=JIT_GRAD, hint=JVP_HINT)
     proofs.expect_every(found, specs, proofs.all_of(from_pure(), proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=0),
-                                                    proofs.in_place()), what=JIT_GRAD, hint=SAME_HINT)
+                                                    proofs.in_place()), what=JIT_GRAD, hint=SAME_HINT,
+                        run=by_running(ask, paths.DERIVATIVE, _grad_paths))
     what = "jax.vmap(jax.grad(gammaln_cb), in_axes=x.ndim // 2)"
     found, specs, by = lowered(ask, VMAP_GRAD, BATCHED_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(from_pure(), proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=0),
-                                                        proofs.in_place(perm=_middle_first)), what=what, hint=SAME_HINT)
+                                                        proofs.in_place(perm=_middle_first)), what=what, hint=SAME_HINT,
+                            run=by_running(ask, paths.DERIVATIVE, _vmap_grad_paths))
     what = "the tangent output of jax.jvp(gammaln_cb)"
     found, specs, by = lowered(ask, JVP, JVP_AT, what=what, hint=JVP_HINT)
     if not by[DERIVATIVE_SHAPE].refused:
         proofs.expect_every(found, specs, proofs.all_of(
             from_pure(outputs=(1,), names=_it),
             proofs.same_as(by[DERIVATIVE_SHAPE], base, base_output=1, outputs=(1,), names=_it),
-            proofs.in_place(outputs=(1,), names=_the_output)), what=what, hint=SAME_HINT)
+            proofs.in_place(outputs=(1,), names=_the_output)), what=what, hint=SAME_HINT,
+            run=by_running(ask, paths.DERIVATIVE, _tangent_paths))
 
 
 def expect_no_math_everywhere(ask):
@@ -224,3 +233,67 @@ def expect_no_math_everywhere(ask):
     for fn, what, hint in (("gammaln_cb", JIT, FORWARD_HINT), (GRAD, JIT_GRAD, JVP_HINT)):
         found, specs, _ = lowered(ask, fn, AT, what=what, hint=hint)
         proofs.expect_every(found, specs, math_within, what=what, hint=MATH_HINT)
+
+
+# ---- where the reading stops, the program runs (proofs.expect_every's `run`) ----
+
+def by_running(ask, side, paths_at):
+    """The judge of a shape whose program the reading could not follow: each path of
+    `paths_at(shape, x)` compiled and run by the grader on values it draws over the domain,
+    as it is, with the callbacks' output poisoned and with SciPy's function poisoned
+    (paths.check_path: the values, then every gate of `side`)."""
+    def run(spec):
+        ((shape, _),) = spec
+        shape = tuple(shape)
+        x = domain_values(ask.rng(701), int(np.prod(shape))).reshape(shape)
+        for path in paths_at(shape, x):
+            paths.check_path(ask, side, path)
+    return run
+
+
+def _on(what, shape):
+    return f"{what} on {_label(shape)} (run: its program could not be read)"
+
+
+def _gammaln(x):
+    import scipy.special as sps
+    return scipy32(sps.gammaln, x)
+
+
+def _psi(x):
+    import scipy.special as sps
+    return scipy32(sps.digamma, x)
+
+
+def _jit_paths(shape, x):
+    return [paths.Path(_on(JIT, shape), "gammaln_cb", (x,), _gammaln(x))]
+
+
+def _vmap_paths(shape, x):
+    r, want = len(shape), _gammaln(x)
+    found = [paths.Path(_on(f"jax.vmap(gammaln_cb, in_axes={k})", shape), f"jax.vmap(gammaln_cb, in_axes={k})",
+                        (x,), np.moveaxis(want, k, 0)) for k in sorted({0, r // 2, r - 1})]
+    if r > 1:
+        nested = f"jax.vmap(jax.vmap(gammaln_cb), in_axes={r - 1})"
+        found.append(paths.Path(_on(nested, shape), nested, (x,), np.moveaxis(want, r - 1, 0)))
+    return found
+
+
+def _primal_paths(shape, x):
+    return [paths.Path(_on("the primal output of jax.jvp(gammaln_cb)", shape),
+                       "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[0]", (x, x), _gammaln(x))]
+
+
+def _grad_paths(shape, x):
+    return [paths.Path(_on(JIT_GRAD, shape), GRAD, (x,), _psi(x))]
+
+
+def _vmap_grad_paths(shape, x):
+    k = len(shape) // 2
+    fn = f"jax.vmap({GRAD}, in_axes={k})"
+    return [paths.Path(_on(fn, shape), fn, (x,), np.moveaxis(_psi(x), k, 0))]
+
+
+def _tangent_paths(shape, x):
+    return [paths.Path(_on("the tangent of jax.jvp(gammaln_cb)", shape),
+                       "lambda v, t: jax.jvp(gammaln_cb, (v,), (t,))[1]", (x, x), f32(_psi(x) * x))]

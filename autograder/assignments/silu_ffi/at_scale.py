@@ -38,7 +38,7 @@ import itertools
 import numpy as np
 
 from autograder.shared import checks
-from autograder.shared.evidence import FFI, Lowered, Program, Report, Structure, tensor_shape
+from autograder.shared.evidence import FFI, LOOP_INIT, Lowered, Program, Report, Structure, tensor_shape
 
 SIZE = 2**20 + 5      # odd: a tail of 5 past every multiple of 2, 4 and 8 (a vector loop's)
 EDGE = 64             # the first and last values are ordinary ones, where silu(x) is far from 0
@@ -162,8 +162,8 @@ def plan(s: Structure, sizes: list[int], *, given: bool = False) -> tuple[int, l
     if len(s.outputs) != 1:
         return None
     calls = sorted(set(s.outputs[0].calls()))
-    if len(calls) != 1 or not s.outputs[0].moved_from(set(calls)):
-        return None
+    if len(calls) != 1 or not s.outputs[0].moved_from(set(calls)) or LOOP_INIT in s.outputs[0].sources:
+        return None   # a buffer written over in part may keep its constants: the program runs
     (target,) = calls
     call = s.calls[target] if target < len(s.calls) else None
     if call is None or call.kind != FFI or target >= len(s.operands) or len(s.operands[target]) != len(call.operand_types):

@@ -2,7 +2,9 @@
 correct (generate.py, assignments/<name>.py), confirm each with make mutants' oracle (a
 variant the oracle finds wrong is the generator's mistake: reported, not graded), grade the
 rest as make validate grades a catalogue answer, and report every variant that lost points
-(refused: a valid answer the grader does not give full marks).
+(refused: a valid answer the grader does not give full marks). A variant the assignment's
+module lists in STATED (refused, with why: docs/variants.md) is reported apart; one that keeps
+full marks while listed is an error too (the statement is stale).
 
     python -m autograder.authoring.variants NAME [--jobs 2] [--sample N] [--match TEXT] [--out dist/variants]
 
@@ -51,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         kept = [v for v in variants if not why[v.name]]
         graded = grading_pool.grade_all(args.name, [(v.name, v.code) for v in kept], work, args.jobs, validate)
     seconds = time.perf_counter() - t0
-    refused = [(v, g) for v, g in zip(kept, graded) if g.score is None or g.score < g.possible]
+    stated = assignments.load(args.name).STATED
+    lost = [(v, g) for v, g in zip(kept, graded) if g.score is None or g.score < g.possible]
+    refused = [(v, g) for v, g in lost if v.name not in stated]
+    # a variant stated refused that keeps full marks now: the statement is stale
+    stale = [v for v, g in zip(kept, graded) if v.name in stated and (v, g) not in lost]
     folder = args.out / args.name
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "variants.csv", "w", newline="") as f:
@@ -63,14 +69,19 @@ def main(argv: list[str] | None = None) -> int:
             if why[v.name]:
                 out.writerow([v.name, v.kind, v.change, "", "", "", f"not a variant (the oracle): {why[v.name]}"])
     print(f"{args.name}: {len(variants)} variants, {len(variants) - len(kept)} found wrong by the oracle, "
-          f"{len(kept) - len(refused)} kept full marks, {len(refused)} refused, in {seconds:.0f} s; "
-          f"report {folder / 'variants.csv'}")
+          f"{len(kept) - len(lost)} kept full marks, {len(lost) - len(refused)} refused as stated, "
+          f"{len(refused)} refused, in {seconds:.0f} s; report {folder / 'variants.csv'}")
     for v in variants:
         if why[v.name]:
             print(f"  not a variant {v.name}: {why[v.name]}")
     for v, g in refused:
         print(f"  refused {v.name}: {g.score}/{g.possible}: {_failures(g.feedback)[:400]}")
-    return 1 if refused or len(kept) < len(variants) else 0
+    for v, g in lost:
+        if v.name in stated:
+            print(f"  refused as stated {v.name}: {g.score}/{g.possible} ({stated[v.name]})")
+    for v in stale:
+        print(f"  stated refused, yet full marks: {v.name} (remove it from STATED)")
+    return 1 if refused or stale or len(kept) < len(variants) else 0
 
 
 if __name__ == "__main__":

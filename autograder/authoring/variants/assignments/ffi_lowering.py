@@ -32,6 +32,9 @@ BATCHES = {
     "batch_at_its_place": "if bd < x.ndim - 1:\n        return rms_norm_prim_p.bind(x, eps=eps), bd\n    " + BATCH_MOVE,
 }
 
+# Variants the grader refuses today, each with why (docs/variants.md): reported, not failed.
+STATED: dict[str, str] = {}
+
 
 def variants(code: str) -> list[g.Variant]:
     found = g.batch_loops(code, "rms_norm_prim_p", BATCH_LOOPS)

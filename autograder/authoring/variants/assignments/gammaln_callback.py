@@ -13,6 +13,9 @@ HOSTS = ["chunked", "threaded_chunks", "private_copy", "out_buffer", "fortran_or
 GUARDS = ["isinf_guard", "isnan_guard", "isfinite_guard"]
 TANGENTS = {"x_dot_times_psi": "x_dot * psi", "jnp_multiply": "jnp.multiply(psi, x_dot)"}
 
+# Variants the grader refuses today, each with why (docs/variants.md): reported, not failed.
+STATED: dict[str, str] = {}
+
 
 def variants(code: str) -> list[g.Variant]:
     found = g.traced(code, "gammaln_cb", LAYOUTS, "layout") + g.traced(code, "gammaln_cb", LOOPS, "loop")

@@ -38,6 +38,9 @@ BATCHES = {
                           "    " + BATCH_RETURN[:-3] + "[:n], 0"),
 }
 
+# Variants the grader refuses today, each with why (docs/variants.md): reported, not failed.
+STATED: dict[str, str] = {}
+
 
 def variants(code: str) -> list[g.Variant]:
     found = g.batch_loops(code, "custom_reduce_sum_p", BATCH_LOOPS)
