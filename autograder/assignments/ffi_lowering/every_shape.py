@@ -20,7 +20,8 @@ import re
 
 import numpy as np
 
-from autograder.shared import proofs, shapes
+from autograder.shared import checks, placement, proofs, shapes
+from autograder.shared.references import rms_norm_np64
 from autograder.shared.positions import canon, strides
 from autograder.shared.evidence import Structure
 
@@ -104,8 +105,9 @@ def in_rows(batch=()) -> proofs.Rule:
             if not kernel(c) or i >= len(s.operands) or not s.operands[i]:
                 continue
             for box, m, why in proofs.pieces(s.operands[i][0], "input:0"):
-                if m is None:
-                    return f"where the rows rms_norm normalizes come from in your input cannot be followed (through {why})"
+                if m is None:   # not a counterexample: the program runs there (by_running)
+                    return placement.Unfollowed(
+                        f"where the rows rms_norm normalizes come from in your input cannot be followed (through {why})")
                 width = box[-1][1] - box[-1][0] if box else 1
                 run = canon(tuple(sorted(((a, abs(x)) for a, x in m[1][-1]), key=lambda d: -d[1]))) \
                     if box else ()
@@ -172,13 +174,40 @@ def expect_kernel(ask, fn: str, shape_list, *, what: str, hint: str, excusable: 
         sp = specs(shape_list)
         got = structures(ask, at_eps(fn, eps), sp, what=what, hint=hint)
         rule = proofs.all_of(FROM_KERNEL, eps_is(eps), in_rows(batch))
-        failing = [i for i, s in enumerate(got) if s.refused or rule(s)]
+        failing = [i for i, s in enumerate(got) if s.refused or _fails(rule(s))]
         if excusable and failing:
             jit = jit_structures(ask, [shape_list[i] for i in failing], hint=hint, eps=eps)
             plain = proofs.all_of(FROM_KERNEL, eps_is(eps), in_rows())
-            excused = {i for i, j in zip(failing, jit) if j.refused or plain(j)}
+            excused = {i for i, j in zip(failing, jit) if j.refused or _fails(plain(j))}
             got, sp = [s for i, s in enumerate(got) if i not in excused], [s for i, s in enumerate(sp) if i not in excused]
-        proofs.expect_every(got, sp, rule, what=what, hint=hint)
+        proofs.expect_every(got, sp, rule, what=what, hint=hint,
+                            run=by_running(ask, at_eps(fn, eps), eps, batch, what=what, hint=hint))
+
+
+def _fails(problem: str) -> bool:
+    """A counterexample, not a reading that stopped (placement.Unfollowed: the program runs)."""
+    return bool(problem) and not isinstance(problem, placement.Unfollowed)
+
+
+def by_running(ask, fn: str, eps: float, batch, *, what: str, hint: str):
+    """The judge of a shape whose program the reading could not follow (proofs.expect_every):
+    the grader runs jax.jit(`fn`) there on normal values it draws, through grader.kernel_output
+    (the result is the rms_norm kernel's, depending on it everywhere, nothing but moves after
+    it, no division or transcendental op beside it) and compares it with RMSNorm in float64
+    over each example's rows at `eps`, laid out as the vmap nest `batch` lays it out."""
+    def run(spec):
+        from autograder.assignments.ffi_lowering import grader as kit
+        ((shape, _),) = spec
+        shape = tuple(shape)
+        x = ask.normal(331, shape, scale=3.0)
+        perm, row = _layout(len(shape), batch)
+        want = np.transpose(np.moveaxis(rms_norm_np64(np.moveaxis(x, row, -1), eps), -1, row), perm)
+        named = f"{what} at eps={eps:g} on shape {shapes.label(shape)} (run: its program could not be read)"
+        got = kit.kernel_output(ask, fn, what=named, hint=hint, x=x)
+        # relative only (at eps=1e30 every value is ~1e-15); 1e-4: the course's float32 kernel
+        # sums a whole row, and rows here are up to 2^21 wide
+        checks.expect_close(got, want, what=named, hint=hint, rtol=1e-4, atol=0.0)
+    return run
 
 
 def jit_structures(ask, shape_list, *, hint: str, eps: float = 1e-5) -> list[Structure]:

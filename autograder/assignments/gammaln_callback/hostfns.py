@@ -22,7 +22,11 @@ ALLOWED_OPS = frozenset({
     "copy", "transpose", "broadcast", "convert", "slice", "dynamic-slice", "dynamic-update-slice",
     "concatenate", "pad", "iota", "reverse", "fusion", "call", "while", "conditional",
     "opt-barrier", "add", "subtract", "multiply", "negate", "abs", "maximum", "minimum",
-    "compare", "select", "and", "or", "not", "is-finite"})
+    "compare", "select", "and", "or", "not", "is-finite",
+    # moves by index (x[i], .at[i].set in a loop; jnp.take): a scatter's combiner is an
+    # instruction of its own computation, listed and judged like any other; clamp is a
+    # maximum and a minimum (XLA's form of an index kept in bounds)
+    "gather", "scatter", "clamp"})
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.shared import proofs, shapes
+import numpy as np
+
+from autograder.shared import checks, proofs, shapes
 from autograder.shared.evidence import FFI, LOOP_INIT, Origin, Structure
 
 F32 = "float32"
@@ -222,7 +224,34 @@ def expect_within(ask, path: Path, name: str, *, hint: str) -> None:
     for what in dict.fromkeys(i.what for i in path.items):
         mine = [k for k, i in enumerate(path.items) if i.what == what]
         rule = proofs.all_of(within_base, proofs.in_place(perm=_front(path.items[mine[0]].axis)))
-        proofs.expect_every([found[k] for k in mine], [path.items[k].spec for k in mine], rule, what=what, hint=hint)
+        proofs.expect_every([found[k] for k in mine], [path.items[k].spec for k in mine], rule, what=what, hint=hint,
+                            run=by_running(ask, [path.items[k] for k in mine], hint=hint))
+
+
+def by_running(ask, items: list[Item], *, hint: str):
+    """The judge of a shape whose program the reading could not follow (proofs.expect_every):
+    the grader runs the item's program there on values it draws (grader.kernel_values: no
+    host callback, every output element depending on the answer's FFI kernels, no math in
+    JAX) and compares it with SiLU (or, for the VJP with x as the cotangent, x·silu'(x)) in
+    float64, the batch axis moved to the front under vmap."""
+    by_spec = {tuple(i.spec): i for i in items}
+
+    def run(spec):
+        from autograder.assignments.silu_ffi import grader as kit
+        item = by_spec[tuple(spec)]
+        ((shape, _),) = item.spec
+        x = ask.normal(541, tuple(shape), scale=4.0)
+        named = f"{item.what} on shape {shapes.label(tuple(shape))} (run: its program could not be read)"
+        (got,) = kit.kernel_values(ask, item.fn, named, hint, x=x)
+        backward = "jax.vjp" in item.fn
+        want = kit.silu_grad_np64(x, x) if backward else kit.silu_np64(x)
+        if item.axis is not None:
+            want = np.moveaxis(want, item.axis, 0)
+        if backward:
+            kit.expect_gradient_close(got, want, what=named, hint=hint)
+        else:
+            checks.expect_close(got, want, what=named, hint=hint)
+    return run
 
 
 def _front(axis: int | None):

@@ -43,8 +43,13 @@ def poisoned_callbacks():
     real = jax.pure_callback
 
     def poisoned(callback, result_shape, *args, **kwargs):
-        def host(*_a, **_k):
-            return jax.tree_util.tree_map(poison_like, result_shape)
+        ranks = [np.ndim(a) for a in jax.tree_util.tree_leaves(args)]
+
+        def host(*a, **_k):   # under vmap (expand_dims, broadcast_all) the batch dims lead the operands
+            first = jax.tree_util.tree_leaves(a)[0]
+            batch = np.shape(first)[:np.ndim(first) - ranks[0]] if ranks else ()
+            return jax.tree_util.tree_map(
+                lambda r: poison_like(jax.ShapeDtypeStruct(batch + tuple(r.shape), r.dtype)), result_shape)
         return real(host, result_shape, *args, **kwargs)
     jax.pure_callback = poisoned
     try:
