@@ -169,6 +169,10 @@ class _Graph(moves.Moves):
                 return [(inner[0], frozenset(), frozenset(), scalar)] * count
             places = frozenset().union(*(self.broadcast(o[2], op.operands[i], shape)
                                          for i, o in enumerate(operands)))
+        elif inner[0] and inner[0] <= {"constant"}:
+            # a reduction or a dot of constants alone (jnp.take's bounds test over an arange:
+            # an `and` across the index vector) is a constant too
+            return [(inner[0], frozenset(), frozenset(), None)] * count
         elif name == "stablehlo.reduce":
             places = self.reduce(op, operands)
             scalar = None

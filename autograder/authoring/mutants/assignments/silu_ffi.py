@@ -87,7 +87,7 @@ def _close(got, want, rtol, atol) -> bool:
 def oracle(env: dict) -> str:
     """At every shape of LADDER (up to 2^20 + 3 elements, ranks 0 to 6, rows 1 to 4100 wide),
     element by element against float64 SiLU and its derivative: silu_ffi eagerly, under jit
-    and under vmap; the VJP's primal and cotangent (a random one) eagerly, under jit and
+    and under vmap (batches up to 4097); the VJP's primal and cotangent (a random one) eagerly, under jit and
     vmapped; then, each FFI target poisoned (a host function returning the poison values),
     every element of jit(silu_ffi) and of the VJP's cotangent is the poison, in its place."""
     import jax
@@ -105,8 +105,8 @@ def oracle(env: dict) -> str:
         ct = rng.standard_normal(shape).astype(np.float32)
         y64, g64 = _silu64(x), _dsilu64(x) * ct
         for label, run in runs.items():
-            if "vmap" in label and (not shape or not x.size):
-                continue
+            if "vmap" in label and (not shape or not x.size or shape[0] > 4097):
+                continue   # vmap_method="sequential_unrolled" lowers one call per example
             got = run(x, ct)
             if not _close(got[0], y64, 2e-5, 1e-6):
                 return f"{label}, shape {shape}: not silu(x)"
