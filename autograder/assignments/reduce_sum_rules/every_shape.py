@@ -28,6 +28,8 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
+
 from autograder.shared import placement, proofs, shapes
 from autograder.shared.evidence import Structure
 from autograder.shared.evidence import dims as _dims
@@ -299,4 +301,48 @@ def expect_paths(ask, path, *, what, hint, checked=None):
     counts = [len(outputs(*[shape for shape, _ in spec])) for spec in specs]
     structures = ask.structures(expr, specs, what=what, hint=hint, outputs=counts)
     named = [spec[:1] for spec in specs]   # the sentence names the operand's shape (the first input)
-    proofs.expect_every(structures, named, rule(outputs, structures[0], checked), what=what, hint=hint)
+    proofs.expect_every(structures, named, rule(outputs, structures[0], checked), what=what, hint=hint,
+                        run=by_running(ask, path, structures, what=what, hint=hint))
+
+
+def by_running(ask, path, structures, *, what, hint):
+    """The judge of a shape whose program the reading could not follow (proofs.expect_every;
+    the spec it names is the first input's, so the path's specs are looked up by it): the
+    grader runs the path's program there on integers it draws from -4 to 4 (every sum of them
+    exact in float32), each output exactly what `outputs` says it is (the sum over its axes,
+    or the cotangent broadcast back). Which calls the sums come from, and how many entries
+    each adds, the reading has proven (`rule`): only the positions are judged here."""
+    expr, specs, outputs = path
+    by_first = {}
+    for spec, s in zip(specs, structures):
+        by_first.setdefault(tuple(tuple(shape) for shape, _ in spec[:1]), (spec, s))
+
+    def run(named):
+        from autograder.assignments.reduce_sum_rules import programs
+        spec, s = by_first[tuple(tuple(shape) for shape, _ in named)]
+        shapes_ = [tuple(shape) for shape, _ in spec]
+        if sum(math.prod(shape) for shape in shapes_) > proofs.RUN_ELEMENTS:
+            return   # every input counts here (a vmapped path takes one per batch position)
+        inputs = {f"a{i}": ask.rng(809 + i).integers(-4, 5, shape).astype("float32") for i, shape in enumerate(shapes_)}
+        arrays = list(inputs.values())
+        label = f"{what} on shape {shapes.label(shapes_[0])} (run: its program could not be read)"
+        expected = outputs(*shapes_)
+        wants = [_reference(arrays, place, _dims(s.results[k])) for k, (_, _, _, place) in enumerate(expected)]
+        report = programs.program(ask, f"({expr})", list(inputs), what=label, hint=hint, **inputs)
+        programs.expect_values(report, [(k, name, wants[k]) for k, (_, name, _, _) in enumerate(expected)],
+                               hint=hint, rtol=0.0, atol=0.0)
+    return run
+
+
+def _reference(arrays, place, shape):
+    """What `place` (_summing, _spread: source, perm, summed axes) says an output of `shape` is,
+    in float64: the source summed over the axes, its kept axes laid out by perm, None broadcast."""
+    source, perm, axes = place
+    x = np.asarray(arrays[source], np.float64)
+    y = x.sum(axis=tuple(axes)) if axes else x
+    kept = [d for d in range(x.ndim) if d not in axes]
+    y = np.transpose(y, [kept.index(p) for p in perm if p is not None])
+    for d, p in enumerate(perm):
+        if p is None:
+            y = np.expand_dims(y, d)
+    return np.broadcast_to(y, shape)
