@@ -188,7 +188,7 @@ def oracle(env: dict) -> str:
     every eps from 1e-30 to 1e30 eagerly, under jit and under jax.vmap (batch first, in the
     middle and last); jax.vmap at every batch position of ranks 2 to 6 (to 131,073 examples
     and rows of 131,073), nested vmap, eager vmap; and every element of every jit result is
-    the rms_norm kernel's (its lowering poisoned: the result is a permutation of the poison)."""
+    the rms_norm kernel's (its lowering poisoned: every element a poison value)."""
     import jax
 
     from autograder.shared import poison
@@ -236,7 +236,9 @@ def oracle(env: dict) -> str:
             got = jax.jit(lambda *a, fns=fns: [f(v) for f, v in zip(fns, a)])(*xs)
             for g, name in zip(got, names):
                 g = np.asarray(g)
-                if not np.array_equal(np.sort(g, axis=None), np.sort(poison.values(g.size))):
+                # every element a poison value (a batching rule that binds per example gets each
+                # example's own poison: not one permutation of the whole's)
+                if not np.all(poison.straight(g, [g.size])):
                     return f"{label}, {name}: with the rms_norm kernel poisoned, not every element is its output"
     return ""
 
