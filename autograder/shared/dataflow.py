@@ -77,9 +77,9 @@ def _union(*origins):
 
 
 def _overwritten(origin):
-    """The origin of a buffer that a scatter or a dynamic update slice writes over: a constant
-    one (jnp.zeros(n).at[idx].set(v)) is named LOOP_INIT like a loop's initial buffer, not a
-    source of the result; an element left at it is a counterexample of coverage
+    """The origin of a buffer that a loop carries, or that a scatter or a dynamic update slice
+    writes over: a constant one (a loop's zeros, jnp.zeros(n).at[idx].set(v)) is named
+    LOOP_INIT, not a source of the result; an element left at it is a counterexample of coverage
     (placement.uncovered), and where the positions are not followed the program is run."""
     if origin[:2] == (frozenset({"constant"}), frozenset()):
         return (frozenset({LOOP_INIT}), frozenset(), origin[2], origin[3])
@@ -163,25 +163,22 @@ class _Graph(moves.Moves):
             return [(moved[0], moved[1], self.layout(op, operands), scalars.vector(op, operands, self.trips))] * count
         inner = _union(_NONE, *operands)
         shape = shape_of(op.results[0]) if count else None
+        scalar = scalars.of(op, [o[3] for o in operands], self.trips) if name in _ELEMENTWISE else None
+        if inner[0] and inner[0] <= {"constant"}:
+            # computed from constants alone (elementwise, or a reduction such as jnp.take's
+            # bounds test, an `and` across an arange's index vector): a constant
+            return [(inner[0], frozenset(), frozenset(), scalar)] * count
         if name in _ELEMENTWISE:
-            scalar = scalars.of(op, [o[3] for o in operands], self.trips)
-            if inner[0] and inner[0] <= {"constant"}:   # computed from constants alone: a constant
-                return [(inner[0], frozenset(), frozenset(), scalar)] * count
             places = frozenset().union(*(self.broadcast(o[2], op.operands[i], shape)
                                          for i, o in enumerate(operands)))
-        elif inner[0] and inner[0] <= {"constant"}:
-            # a reduction or a dot of constants alone (jnp.take's bounds test over an arange:
-            # an `and` across the index vector) is a constant too
-            return [(inner[0], frozenset(), frozenset(), None)] * count
         elif name == "stablehlo.reduce":
             places = self.reduce(op, operands)
-            scalar = None
         elif name == "stablehlo.dot_general" and [o[3] == scalars.ONES for o in operands[:2]].count(True) == 1:
             # a dot with a value of ones (jnp.tensordot(t, ones)): a sum of the other operand
             places = self.summed_by_ones(op, operands, shape)
             return [(inner[0], inner[1] | {"reduce"}, places, None)] * count
         else:
-            places, scalar = unfollowed(inner[2], shape, name), None
+            places = unfollowed(inner[2], shape, name)
         return [(inner[0], inner[1] | {name.removeprefix("stablehlo.")}, places, scalar)] * count
 
     def custom_call(self, op, operands):
@@ -229,9 +226,7 @@ class _Graph(moves.Moves):
         return self._callees[key]
 
     def loop(self, op, inits: list, env, depth: int) -> list:
-        constant = (frozenset({"constant"}), frozenset())
-        carried = [(frozenset({LOOP_INIT}), frozenset(), o[2], None) if o[:2] == constant else (o[0], o[1], o[2], None)
-                   for o in inits]
+        carried = [(*_overwritten(o)[:3], None) for o in inits]
         counter = scalars.counter(op, inits)
         loop, steps = None, {}
         cond, body = op.regions

@@ -33,6 +33,7 @@ import numpy as np
 from autograder.shared import placement, proofs, shapes
 from autograder.shared.evidence import Structure
 from autograder.shared.evidence import dims as _dims
+from autograder.assignments.reduce_sum_rules import programs
 from autograder.assignments.reduce_sum_rules.programs import TARGET, summed
 
 KERNEL = "custom_reduce_sum_p (a custom_call to the grader's kernel)"
@@ -318,7 +319,6 @@ def by_running(ask, path, structures, *, what, hint):
         by_first.setdefault(tuple(tuple(shape) for shape, _ in spec[:1]), (spec, s))
 
     def run(named):
-        from autograder.assignments.reduce_sum_rules import programs
         spec, s = by_first[tuple(tuple(shape) for shape, _ in named)]
         shapes_ = [tuple(shape) for shape, _ in spec]
         if sum(math.prod(shape) for shape in shapes_) > proofs.RUN_ELEMENTS:

@@ -28,11 +28,15 @@ class Row:
 
     @property
     def failures(self) -> str:
-        """The first sentence of each test that failed, as the student reads it (the line
-        after Otter's "Test case failed"; the feedback's start when there is none)."""
-        lines = [l.strip() for l in self.feedback.splitlines() if l.strip()]
-        failed = [lines[i + 1] for i, l in enumerate(lines[:-1]) if "Test case failed" in l]
-        return (" | ".join(failed) if failed else " | ".join(lines))[:600]
+        return failures(self.feedback)
+
+
+def failures(feedback: str) -> str:
+    """The first sentence of each test that failed, as the student reads it (the line after
+    Otter's "Test case failed"; the feedback's start when there is none)."""
+    lines = [line.strip() for line in feedback.splitlines() if line.strip()]
+    failed = [lines[i + 1] for i, line in enumerate(lines[:-1]) if "Test case failed" in line]
+    return (" | ".join(failed) if failed else " | ".join(lines))[:600]
 
 
 _PAGE = jinja2.Template("""<!doctype html><meta charset="utf-8"><title>Mutants of {{ name }}</title>

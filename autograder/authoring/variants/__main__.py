@@ -23,15 +23,9 @@ from pathlib import Path
 
 from autograder.authoring import grading_pool
 from autograder.authoring.mutants import oracle
+from autograder.authoring.mutants.report import failures
 from autograder.authoring.variants import assignments
 from autograder.shared import config as settings
-
-
-def _failures(feedback: str) -> str:
-    """The first sentence of each failed test (the line after Otter's "Test case failed")."""
-    lines = [line.strip() for line in feedback.splitlines() if line.strip()]
-    failed = [lines[i + 1] for i, line in enumerate(lines[:-1]) if "Test case failed" in line]
-    return (" | ".join(failed) if failed else " | ".join(lines))[:600]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         out = csv.writer(f)
         out.writerow(["variant", "kind", "change", "score", "possible", "seconds", "failures"])
         for v, g in zip(kept, graded):
-            out.writerow([v.name, v.kind, v.change, g.score, g.possible, f"{g.seconds:.1f}", _failures(g.feedback)])
+            out.writerow([v.name, v.kind, v.change, g.score, g.possible, f"{g.seconds:.1f}", failures(g.feedback)])
         for v in variants:
             if why[v.name]:
                 out.writerow([v.name, v.kind, v.change, "", "", "", f"not a variant (the oracle): {why[v.name]}"])
@@ -75,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         if why[v.name]:
             print(f"  not a variant {v.name}: {why[v.name]}")
     for v, g in refused:
-        print(f"  refused {v.name}: {g.score}/{g.possible}: {_failures(g.feedback)[:400]}")
+        print(f"  refused {v.name}: {g.score}/{g.possible}: {failures(g.feedback)[:400]}")
     for v, g in lost:
         if v.name in stated:
             print(f"  refused as stated {v.name}: {g.score}/{g.possible} ({stated[v.name]})")

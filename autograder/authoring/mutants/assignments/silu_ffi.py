@@ -87,9 +87,11 @@ def _close(got, want, rtol, atol) -> bool:
 def oracle(env: dict) -> str:
     """At every shape of LADDER (up to 2^20 + 3 elements, ranks 0 to 6, rows 1 to 4100 wide),
     element by element against float64 SiLU and its derivative: silu_ffi eagerly, under jit
-    and under vmap (batches up to 4097); the VJP's primal and cotangent (a random one) eagerly, under jit and
-    vmapped; then, each FFI target poisoned (a host function returning the poison values),
-    every element of jit(silu_ffi) and of the VJP's cotangent is the poison, in its place."""
+    and under vmap (batches up to 4097); the VJP's primal and cotangent (a random one)
+    eagerly, under jit and vmapped; then, each FFI target poisoned (a host function returning the poison values),
+    every element of jit(silu_ffi), of the VJP's primal and of its cotangent is a poison
+    value (where each element belongs, the values have said: a layout there and back moves
+    the poison)."""
     import jax
 
     from autograder.shared import poison
