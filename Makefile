@@ -17,7 +17,7 @@ PROJECT_SRC := $(wildcard autograder/*.py autograder/*/*.py autograder/*/*/*.py 
 # JupyterLab runs unprivileged: as your own uid, or as `student` (uid 1000) when make runs as root.
 LAB_UID ?= $(shell u=$$(id -u); [ "$$u" = 0 ] && echo 1000:1000 || echo $$u:$$(id -g))
 
-.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test demo assign config-doc validate mutants mutants-sample variants variants-sample grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
+.PHONY: help image lab-image hub-image hub hub-stop lock host-lock venv test test-image test-e2e demo assign config-doc validate validate-built mutants mutants-sample variants variants-sample grade similarity similarity-bench bench lab authoring-lab k8s k8s-collect chromium wheel
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -25,11 +25,19 @@ help:  ## list the targets
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
 
-test: image lab-image hub-image venv chromium  ## run the image's test suite, validate the assignments, then the end-to-end tests
+# The end-to-end tests mostly wait (registries, pip, servers, time limits): they run beside
+# the image's tests and the two samples (one process most of the time), each side's output
+# printed whole when it ends (-O); make validate, which keeps both cores busy, runs alone.
+test: image lab-image hub-image venv chromium assign  ## the image's test suite and samples beside the end-to-end tests, then validate
+	$(MAKE) -j2 -O test-image test-e2e
+	$(MAKE) validate-built
+
+test-image: image $(NAMES:%=dist/%/.built)  ## pytest inside the grading image (all but tests/e2e), then mutants-sample and variants-sample
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
-	$(MAKE) validate
 	$(MAKE) mutants-sample
 	$(MAKE) variants-sample
+
+test-e2e: venv chromium $(NAMES:%=dist/%/.built)  ## the end-to-end tests, on the host
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
 
 image:  ## build the grading image (the host's CA bundle goes in as a BuildKit secret)
@@ -68,7 +76,9 @@ $(foreach n,$(NAMES),$(eval $(call built_rule,$(n))))
 config-doc:  ## write docs/configuration.md from the typed configuration (autograder/shared/config.py)
 	PYTHONPATH=$(CURDIR) python3 -m autograder.authoring.config_doc
 
-validate: image assign  ## grade every answer in solutions/ and compare with its stated score and messages
+validate: image assign validate-built  ## grade every answer in solutions/ and compare with its stated score and messages
+
+validate-built: image $(NAMES:%=dist/%/.built)  ## make validate without assigning again first
 	$(DOCKER_RUN) $(IMAGE) python -m autograder.authoring.validate $(ASSIGNMENTS)
 
 mutants: image $(NAMES:%=dist/%/.built)  ## mutants of ASSIGNMENT's reference answer graded; survivors in dist/mutants/ (SAMPLE=N: N of them)

@@ -161,3 +161,20 @@ def test_the_paths_cover_every_rank_and_batch_position():
     assert all((r, f"jax.vmap(silu_ffi, in_axes={k})") in positions for r in range(1, 9) for k in range(r))
     grads = {(len(i.spec[0][0]), i.fn.rsplit("=", 1)[1]) for i in every_shape.vmap_grad((3, 4, 5)).items}
     assert all((r, f"{k})") in grads for r in range(1, 9) for k in range(r))
+
+
+def test_a_loop_over_the_kernel_is_left_to_running_and_a_row_it_skips_is_named():
+    """A loop calling the kernel per row brings only a loop's buffer and other call counts:
+    placement.Unfollowed, judged by running. A loop that leaves a row at its initial zeros is a
+    counterexample (proofs.in_place's coverage), which the loop's Unfollowed does not hide."""
+    from autograder.shared import placement, proofs
+    base = _read(kernel, X)
+    within = every_shape.named_within(base, "at (3, 4)", "your forward kernel")
+    looped = _read(lambda x: jax.lax.map(kernel, x), X)
+    assert isinstance(within(looped), placement.Unfollowed) and within(looped)
+
+    def skips_last(x):
+        return jax.lax.fori_loop(0, x.shape[0] - 1, lambda i, out: out.at[i].set(kernel(x[i])), jnp.zeros_like(x))
+    problem = proofs.all_of(within, proofs.in_place())(_read(skips_last, X))
+    assert problem and not isinstance(problem, placement.Unfollowed), problem
+    assert not isinstance(within(_read(lambda x: jax.lax.map(lambda r: kernel(r) * 2, x), X)), placement.Unfollowed)

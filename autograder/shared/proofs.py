@@ -161,8 +161,16 @@ def calls_of(pick: Callable[[Call], bool], name: str, count: int | None = 1, *,
 
 
 def all_of(*rules: Rule) -> Rule:
+    """Every rule holds: the first counterexample, else the first placement.Unfollowed (a rule
+    that could not follow the program never hides another's counterexample)."""
     def rule(s: Structure) -> str:
-        return next((p for p in (r(s) for r in rules) if p), "")
+        unfollowed = ""
+        for r in rules:
+            problem = r(s)
+            if problem and not isinstance(problem, placement.Unfollowed):
+                return problem
+            unfollowed = unfollowed or problem
+        return unfollowed
     return rule
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.shared import checks, proofs, shapes
+from autograder.shared import checks, placement, proofs, shapes
 from autograder.shared.evidence import FFI, LOOP_INIT, Origin, Structure
 
 F32 = "float32"
@@ -164,7 +164,10 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
     other kernel, no JAX operation and no kind of source the base program does not hold. An
     output of no element is not judged. `count`: the output comes from as many calls as the
     base's (False: from calls of the same targets, as many as may be: an eager vmap with
-    vmap_method="sequential" calls the kernel once per example, where jax.jit loops over one)."""
+    vmap_method="sequential" calls the kernel once per example, where jax.jit loops over one).
+    A difference that brings no JAX operation, kernel or kind of source the base lacks but a
+    loop's buffer or another number of calls (a loop or an unrolled scan over the examples) is
+    placement.Unfollowed: the program is judged by running it."""
     wanted = [(_upstream(base, o), _operands(base, sorted(set(o.calls())))) for o in base.outputs]
 
     def rule(s: Structure) -> str:
@@ -174,23 +177,35 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
             return f"the program returns {len(s.outputs)} arrays, where {base_label} it returns {len(base.outputs)}"
         for origin, base_origin, ((calls0, seen0, math0, sources0), operands0) in zip(s.outputs, base.outputs, wanted):
             calls, seen, math, sources = _upstream(s, origin)
-            if not (calls and {_kind(s, x) for x in origin.sources} <= {_kind(base, x) for x in base_origin.sources}
-                    and set(origin.math) <= set(base_origin.math)):
-                if _moved(base_origin):
+            kinds = {_kind(s, x) for x in origin.sources}
+            base_kinds = {_kind(base, x) for x in base_origin.sources}
+            problem = ""   # a loop's difference (placement.Unfollowed), kept while the rest is judged
+            if not (calls and kinds <= base_kinds and set(origin.math) <= set(base_origin.math)):
+                phrase = (f"the output is {proofs.sources_phrase(origin, s.calls)}, where {base_label} it is "
+                          f"{proofs.sources_phrase(base_origin, base.calls)}")
+                if calls and _loop_only(kinds - base_kinds, set(origin.math) - set(base_origin.math)):
+                    problem = placement.Unfollowed(phrase)
+                elif _moved(base_origin):
                     return f"the output is not the output of {name}: it is {proofs.sources_phrase(origin, s.calls)}"
-                return (f"the output is {proofs.sources_phrase(origin, s.calls)}, where {base_label} it is "
-                        f"{proofs.sources_phrase(base_origin, base.calls)}")
-            if {s.calls[i].target for i in calls} != {base.calls[i].target for i in calls0} or (
-                    count and len(calls) != len(calls0)):
+                else:
+                    return phrase
+            if {s.calls[i].target for i in calls} != {base.calls[i].target for i in calls0}:
                 return (f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
                         f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
+            if count and len(calls) != len(calls0):
+                problem = problem or placement.Unfollowed(
+                    f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
+                    f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
             operands = _operands(s, calls)
             if len(operands) != len(operands0):
                 return f"{name} takes {len(operands)} operands, where {base_label} it takes {len(operands0)}"
             for p, ((o, kinds, m), (o0, kinds0, m0)) in enumerate(zip(operands, operands0)):
                 if not (kinds <= kinds0 and m <= m0):
-                    return (f"operand {p} of {name} is {proofs.sources_phrase(o, s.calls)}, where {base_label} "
-                            f"it is {proofs.sources_phrase(o0, base.calls)}")
+                    phrase = (f"operand {p} of {name} is {proofs.sources_phrase(o, s.calls)}, where {base_label} "
+                              f"it is {proofs.sources_phrase(o0, base.calls)}")
+                    if not _loop_only(kinds - kinds0, m - m0):
+                        return phrase
+                    problem = problem or placement.Unfollowed(phrase)
             known = {base.calls[i].target for i in seen0}
             new = sorted({_named(s, i) for i in seen if s.calls[i].kind != FFI or s.calls[i].target not in known})
             if new:
@@ -199,11 +214,20 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
             if not math <= math0:
                 return (f"the operands of {name} are computed in JAX ({', '.join(sorted(math - math0))}), "
                         f"which they are not {base_label}")
-            if not sources <= sources0:
+            if not _loop_only(sources - sources0, set()):
                 return (f"the operands of {name} take values from {', '.join(sorted(sources - sources0))}, "
                         f"which they do not {base_label}")
+            if problem or sources - sources0:
+                return problem or placement.Unfollowed(
+                    f"the operands of {name} take values from a loop's buffer, which they do not {base_label}")
         return ""
     return rule
+
+
+def _loop_only(kinds: set, math: set) -> bool:
+    """Whether what a program holds beyond the base is at most a loop's buffer: no JAX
+    operation, kernel or other kind of source."""
+    return not math and kinds <= {LOOP_INIT}
 
 
 def named_within(base: Structure, base_label: str, name: str, *, count: bool = True):
