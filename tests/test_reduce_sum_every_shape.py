@@ -62,3 +62,20 @@ def test_a_transpose_with_math_it_does_not_do_at_the_checked_shape_is_caught():
     with pytest.raises(AssertionError, match=r"\(1, 1, 1, 1, 1, 1\), transpose: jax.linear_transpose over axis "
                                              r"\(0,\) applied to its cotangent is not the cotangent broadcast back"):
         _expect(ask_for(code), "transpose")
+
+
+_REV = "jnp.arange(x.shape[0])[::-1]"
+
+
+def test_a_batching_rule_the_reading_cannot_follow_is_run_shapes_packed_and_a_wrong_one_named():
+    """A batching rule through reversed index arrays (gathers the reading does not follow) is
+    run at those shapes, packed into few programs (every_shape.by_running's `together`), and
+    passes; the same rule that leaves the batch reversed from 5 examples on is named at the
+    first such shape, as the grader ran it."""
+    ok = (f"(lambda y: jnp.zeros_like(y).at[{_REV}].set(y))(custom_reduce_sum_p.bind(jnp.take(x, {_REV}, axis=0), "
+          f"axis=shifted)), 0")
+    _expect(ask_for(rule(ok)), "vmap")
+    wrong = ok.replace(f".at[{_REV}]", f".at[{_REV} if x.shape[0] < 5 else jnp.arange(x.shape[0])]")
+    with pytest.raises(AssertionError, match=r"on shape \(5, .*\(run: its program could not be read\), as the grader "
+                                             r"ran its compiled program"):
+        _expect(ask_for(rule(wrong)), "vmap")

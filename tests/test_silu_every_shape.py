@@ -178,3 +178,23 @@ def test_a_loop_over_the_kernel_is_left_to_running_and_a_row_it_skips_is_named()
     problem = proofs.all_of(within, proofs.in_place())(_read(skips_last, X))
     assert problem and not isinstance(problem, placement.Unfollowed), problem
     assert not isinstance(within(_read(lambda x: jax.lax.map(lambda r: kernel(r) * 2, x), X)), placement.Unfollowed)
+
+
+
+def test_a_vmap_unrolled_per_example_is_lowered_within_the_call_budget():
+    """A vmap that lowers one kernel call per example (vmap_method="sequential_unrolled"): the
+    batches past CALL_BUDGET calls are not lowered (issue 55 item 7), the others are, and the
+    path passes; a kernel batched whole keeps every item."""
+    @jax.custom_batching.custom_vmap
+    def unrolled(x):
+        return kernel(x)
+
+    @unrolled.def_vmap
+    def _(axis_size, in_batched, x):
+        return (jnp.stack([kernel(x[i]) for i in range(axis_size)]) if axis_size else kernel(x)), True
+
+    path = every_shape.vmap((3, 4, 5))
+    assert every_shape.within_budget(_ask(kernel), path.items, hint="h") == path.items
+    kept = every_shape.within_budget(_ask(unrolled), path.items, hint="h")
+    assert kept and all(i.spec[0][0][i.axis] <= every_shape.CALL_BUDGET for i in kept)
+    assert len(kept) < len(path.items) and any(i.spec[0][0][i.axis] == 2 for i in kept)

@@ -47,7 +47,8 @@ def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: 
     (an empty one only when no other fails). A program whose positions the reading could not
     follow (placement.Unfollowed: not a counterexample) is judged by running it instead, when
     the test gives `run` (which fails the test itself, naming the shape) and the input has at
-    most RUN_ELEMENTS elements; past that it is not refused (docs/verdicts.md)."""
+    most RUN_ELEMENTS elements; past that it is not refused (docs/verdicts.md). A `run` with
+    an attribute `together` is handed all those specs at once, smallest first."""
     failures, unfollowed = [], []
     for structure, spec in zip(structures, specs):
         problem = rule(structure) if not structure.refused else (
@@ -60,8 +61,11 @@ def expect_every(structures: list[Structure], specs: list, rule: Rule, *, what: 
     if failures:   # the smallest input that has elements tells most
         *_, label, problem = min(failures)
         checks.fail(f"For inputs of shape {label}, {what}: {problem}" + (f"; {hint}" if hint else "."))
-    for size, spec in sorted(unfollowed, key=lambda u: u[0]):
-        if size <= RUN_ELEMENTS:
+    runnable = [spec for size, spec in sorted(unfollowed, key=lambda u: u[0]) if size <= RUN_ELEMENTS]
+    if runnable and hasattr(run, "together"):
+        run.together(runnable)   # one program for many shapes (a test's own packing)
+    else:
+        for spec in runnable:
             run(spec)
 
 

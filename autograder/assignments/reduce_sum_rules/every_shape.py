@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
-from autograder.shared import placement, proofs, shapes
+from autograder.shared import packing, placement, proofs, shapes
 from autograder.shared.evidence import Structure
 from autograder.shared.evidence import dims as _dims
 from autograder.assignments.reduce_sum_rules import programs
@@ -318,20 +319,67 @@ def by_running(ask, path, structures, *, what, hint):
     for spec, s in zip(specs, structures):
         by_first.setdefault(tuple(tuple(shape) for shape, _ in spec[:1]), (spec, s))
 
-    def run(named):
+    def shape_run(named):
+        """What running the spec named by `named` needs: (named, spec, label, inputs, expected
+        outputs [(name, float64 reference)]); None past RUN_ELEMENTS."""
         spec, s = by_first[tuple(tuple(shape) for shape, _ in named)]
         shapes_ = [tuple(shape) for shape, _ in spec]
         if sum(math.prod(shape) for shape in shapes_) > proofs.RUN_ELEMENTS:
-            return   # every input counts here (a vmapped path takes one per batch position)
-        inputs = {f"a{i}": ask.rng(809 + i).integers(-4, 5, shape).astype("float32") for i, shape in enumerate(shapes_)}
-        arrays = list(inputs.values())
+            return None   # every input counts here (a vmapped path takes one per batch position)
+        arrays = [ask.rng(809 + i).integers(-4, 5, shape).astype("float32") for i, shape in enumerate(shapes_)]
         label = f"{what} on shape {shapes.label(shapes_[0])} (run: its program could not be read)"
-        expected = outputs(*shapes_)
-        wants = [_reference(arrays, place, _dims(s.results[k])) for k, (_, _, _, place) in enumerate(expected)]
-        report = programs.program(ask, f"({expr})", list(inputs), what=label, hint=hint, **inputs)
-        programs.expect_values(report, [(k, name, wants[k]) for k, (_, name, _, _) in enumerate(expected)],
+        wants = [(f"{name} of {label}", _reference(arrays, place, _dims(s.results[k])))
+                 for k, (_, name, _, place) in enumerate(outputs(*shapes_))]
+        return named, spec, label, arrays, wants
+
+    def judge(report, wants):
+        programs.expect_values(report, [(k, name, want) for k, (name, want) in enumerate(wants)],
                                hint=hint, rtol=0.0, atol=0.0)
+
+    def run(named):
+        found = shape_run(named)
+        if found is not None:
+            _, _, label, arrays, wants = found
+            inputs = {f"a{i}": a for i, a in enumerate(arrays)}
+            judge(programs.program(ask, f"({expr})", list(inputs), what=label, hint=hint, **inputs), wants)
+
+    def together(named_specs):
+        """The specs' programs side by side in one (shared/packing.py), up to RUN_ELEMENTS input
+        elements a pack: one compile and run instead of one per shape. A pack the grader cannot
+        run whole (a gate, an error, another number of outputs) is run shape by shape, so that
+        the sentence names the shape."""
+        for pack in _packs([f for f in map(shape_run, named_specs) if f is not None]):
+            arrays = [a for *_, shape_arrays, _ in pack for a in shape_arrays]
+            inputs = {f"a{i}": a for i, a in enumerate(arrays)}
+            fn = packing.expression([f"({expr})"] * len(pack), [spec for _, spec, *_ in pack])
+            try:
+                report = programs.program(ask, fn, list(inputs), what=f"{what} (run at {len(pack)} shapes at once)",
+                                          hint=hint, **inputs)
+            except AssertionError:
+                report = None
+            if report is None or len(report.value) != sum(len(w) for *_, w in pack) + len(arrays):
+                for named, *_ in pack:
+                    run(named)
+                continue
+            first = 0
+            for *_, wants in pack:
+                judge(SimpleNamespace(value=report.value[first:first + len(wants)]), wants)
+                first += len(wants)
+    run.together = together
     return run
+
+
+def _packs(found: list) -> list[list]:
+    """`found` (shape_run's, smallest first) in packs of at most RUN_ELEMENTS input elements."""
+    packs, size = [], proofs.RUN_ELEMENTS + 1
+    for f in found:
+        n = sum(a.size for a in f[3])
+        if size + n > proofs.RUN_ELEMENTS:
+            packs.append([])
+            size = 0
+        packs[-1].append(f)
+        size += n
+    return packs
 
 
 def _reference(arrays, place, shape):
