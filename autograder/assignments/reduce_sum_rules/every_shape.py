@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import namedtuple
 from types import SimpleNamespace
 
 import numpy as np
@@ -319,9 +320,8 @@ def by_running(ask, path, structures, *, what, hint):
     for spec, s in zip(specs, structures):
         by_first.setdefault(tuple(tuple(shape) for shape, _ in spec[:1]), (spec, s))
 
-    def shape_run(named):
-        """What running the spec named by `named` needs: (named, spec, label, inputs, expected
-        outputs [(name, float64 reference)]); None past RUN_ELEMENTS."""
+    def shape_run(named) -> _Run | None:
+        """What running the spec named by `named` needs; None past RUN_ELEMENTS."""
         spec, s = by_first[tuple(tuple(shape) for shape, _ in named)]
         shapes_ = [tuple(shape) for shape, _ in spec]
         if sum(math.prod(shape) for shape in shapes_) > proofs.RUN_ELEMENTS:
@@ -330,18 +330,17 @@ def by_running(ask, path, structures, *, what, hint):
         label = f"{what} on shape {shapes.label(shapes_[0])} (run: its program could not be read)"
         wants = [(f"{name} of {label}", _reference(arrays, place, _dims(s.results[k])))
                  for k, (_, name, _, place) in enumerate(outputs(*shapes_))]
-        return named, spec, label, arrays, wants
+        return _Run(named, spec, label, arrays, wants)
 
     def judge(report, wants):
         programs.expect_values(report, [(k, name, want) for k, (name, want) in enumerate(wants)],
                                hint=hint, rtol=0.0, atol=0.0)
 
     def run(named):
-        found = shape_run(named)
-        if found is not None:
-            _, _, label, arrays, wants = found
-            inputs = {f"a{i}": a for i, a in enumerate(arrays)}
-            judge(programs.program(ask, f"({expr})", list(inputs), what=label, hint=hint, **inputs), wants)
+        one = shape_run(named)
+        if one is not None:
+            inputs = {f"a{i}": a for i, a in enumerate(one.arrays)}
+            judge(programs.program(ask, f"({expr})", list(inputs), what=one.label, hint=hint, **inputs), one.wants)
 
     def together(named_specs):
         """The specs' programs side by side in one (shared/packing.py), up to RUN_ELEMENTS input
@@ -349,31 +348,36 @@ def by_running(ask, path, structures, *, what, hint):
         run whole (a gate, an error, another number of outputs) is run shape by shape, so that
         the sentence names the shape."""
         for pack in _packs([f for f in map(shape_run, named_specs) if f is not None]):
-            arrays = [a for *_, shape_arrays, _ in pack for a in shape_arrays]
+            arrays = [a for one in pack for a in one.arrays]
             inputs = {f"a{i}": a for i, a in enumerate(arrays)}
-            fn = packing.expression([f"({expr})"] * len(pack), [spec for _, spec, *_ in pack])
+            fn = packing.expression([f"({expr})"] * len(pack), [one.spec for one in pack])
             try:
                 report = programs.program(ask, fn, list(inputs), what=f"{what} (run at {len(pack)} shapes at once)",
                                           hint=hint, **inputs)
             except AssertionError:
                 report = None
-            if report is None or len(report.value) != sum(len(w) for *_, w in pack) + len(arrays):
-                for named, *_ in pack:
-                    run(named)
+            if report is None or len(report.value) != sum(len(one.wants) for one in pack) + len(arrays):
+                for one in pack:
+                    run(one.named)
                 continue
             first = 0
-            for *_, wants in pack:
-                judge(SimpleNamespace(value=report.value[first:first + len(wants)]), wants)
-                first += len(wants)
+            for one in pack:
+                judge(SimpleNamespace(value=report.value[first:first + len(one.wants)]), one.wants)
+                first += len(one.wants)
     run.together = together
     return run
 
 
-def _packs(found: list) -> list[list]:
-    """`found` (shape_run's, smallest first) in packs of at most RUN_ELEMENTS input elements."""
+# One shape by_running runs: its spec as expect_every names it, the spec, the sentence's label,
+# the grader's inputs, and the expected outputs [(name, float64 reference)].
+_Run = namedtuple("_Run", "named spec label arrays wants")
+
+
+def _packs(found: list[_Run]) -> list[list[_Run]]:
+    """`found` (smallest first) in packs of at most RUN_ELEMENTS input elements."""
     packs, size = [], proofs.RUN_ELEMENTS + 1
     for f in found:
-        n = sum(a.size for a in f[3])
+        n = sum(a.size for a in f.arrays)
         if size + n > proofs.RUN_ELEMENTS:
             packs.append([])
             size = 0

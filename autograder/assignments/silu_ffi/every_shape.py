@@ -189,13 +189,12 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
                     return f"the output is not the output of {name}: it is {proofs.sources_phrase(origin, s.calls)}"
                 else:
                     return phrase
+            called = (f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
+                      f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
             if {s.calls[i].target for i in calls} != {base.calls[i].target for i in calls0}:
-                return (f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
-                        f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
+                return called
             if count and len(calls) != len(calls0):
-                problem = problem or placement.Unfollowed(
-                    f"the output is the output of {_count(len(calls))} of {_targets(s, calls)}, where "
-                    f"{base_label} it is the output of {_count(len(calls0))} of {_targets(base, calls0)}")
+                problem = problem or placement.Unfollowed(called)
             operands = _operands(s, calls)
             if len(operands) != len(operands0):
                 return f"{name} takes {len(operands)} operands, where {base_label} it takes {len(operands0)}"
