@@ -96,7 +96,10 @@ def test_the_reference_pasted_verbatim_tops_the_lists(name, tmp_path):
         codes["pasted_appendix_1.ipynb"] = codes["pasted_appendix_2.ipynb"] = appendix
     result = analysed(name, codes, tmp_path)
     closest = {label: next(m for m in result.references if m.b.name == label) for label in result.reference_labels}
-    assert closest[REFERENCE].a.name == "pasted_reference.ipynb" and closest[REFERENCE].similarity == (1.0, 1.0)
+    # at the top, tied with the catalogue's answers that differ from it only in names or
+    # literals (silu's alt_vmap_sequential_unrolled changes one string)
+    pasted = next(m for m in result.references if m.b.name == REFERENCE and m.a.name == "pasted_reference.ipynb")
+    assert pasted.similarity == closest[REFERENCE].similarity == (1.0, 1.0)
     assert (APPENDIX in closest) == bool(appendix) and len(result.missing) == (not appendix)
     if appendix:
         assert closest[APPENDIX].a.name.startswith("pasted_appendix_") and closest[APPENDIX].similarity == (1.0, 1.0)
