@@ -198,3 +198,22 @@ def test_a_vmap_unrolled_per_example_is_lowered_within_the_call_budget():
     kept = every_shape.within_budget(_ask(unrolled), path.items, hint="h")
     assert kept and all(i.spec[0][0][i.axis] <= every_shape.CALL_BUDGET for i in kept)
     assert len(kept) < len(path.items) and any(i.spec[0][0][i.axis] == 2 for i in kept)
+
+
+def test_a_run_judges_the_vjp_primal_as_silu_and_the_cotangent_as_its_gradient(monkeypatch):
+    """by_running's reference follows the path: jax.vjp(silu_ffi, v)[0] is SiLU (a forward
+    layout read nowhere else was judged against x·silu'(x) and lost a point), the VJP with x
+    as the cotangent is x·silu'(x). The kernels' values stand in for the executor's run."""
+    from autograder.assignments.silu_ffi import grader as kit, ranks
+    right = {ranks.VJP_PRIMAL: kit.silu_np64, every_shape.VJP: lambda x: kit.silu_grad_np64(x, x)}
+    items = [every_shape.Item(fn, every_shape._one((5,)), fn) for fn in right]
+    ask = _ask(kernel)
+    for values, passes in ((right, True), (dict(zip(right, reversed(list(right.values())))), False)):
+        monkeypatch.setattr(kit, "kernel_values", lambda ask, fn, what, hint, x: (values[fn](x).astype(np.float32),))
+        for item in items:   # one path a run (expect_within runs each path's items apart)
+            run = every_shape.by_running(ask, [item], hint="h")
+            if passes:
+                run(list(item.spec))
+            else:
+                with pytest.raises(AssertionError, match=r"on shape \(5,\) \(run: its program could not be read\)"):
+                    run(list(item.spec))

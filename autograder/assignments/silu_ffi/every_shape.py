@@ -301,7 +301,7 @@ def by_running(ask, items: list[Item], *, hint: str):
         x = ask.normal(541, tuple(shape), scale=4.0)
         named = f"{item.what} on shape {shapes.label(tuple(shape))} (run: its program could not be read)"
         (got,) = kit.kernel_values(ask, item.fn, named, hint, x=x)
-        backward = "jax.vjp" in item.fn
+        backward = VJP in item.fn   # the cotangent (vmapped or not); the primal of jax.vjp is SiLU
         want = kit.silu_grad_np64(x, x) if backward else kit.silu_np64(x)
         if item.axis is not None:
             want = np.moveaxis(want, item.axis, 0)
