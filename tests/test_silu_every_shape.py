@@ -180,6 +180,26 @@ def test_a_loop_over_the_kernel_is_left_to_running_and_a_row_it_skips_is_named()
     assert not isinstance(within(_read(lambda x: jax.lax.map(lambda r: kernel(r) * 2, x), X)), placement.Unfollowed)
 
 
+def test_a_backward_kernel_fed_a_pad_is_left_to_running_a_forward_kernel_is_not():
+    """Constants in a kernel's operands where the base has none (a 1-d input padded to whole
+    rows of 64, sliced back after the call): the backward kernel's operands are the answer's to
+    lay out, so `filler` makes that placement.Unfollowed (the run judges the values); the
+    forward kernel takes x alone (the task's words), so without `filler` it is refused; math
+    on the operands is refused either way."""
+    from autograder.shared import placement
+    base = _read(kernel, X)
+    x1 = X.ravel()[:5]
+    padded = _read(lambda x: kernel(jnp.pad(x, (0, -x.size % 64), constant_values=1.0).reshape(-1, 64)).ravel()[:x.size], x1)
+    backward = every_shape.named_within(base, "at (3, 4)", "your backward kernel", filler=True)
+    forward = every_shape.named_within(base, "at (3, 4)", "your forward kernel")
+    assert isinstance(backward(padded), placement.Unfollowed) and "constants" in backward(padded)
+    refused = forward(padded)
+    assert refused and not isinstance(refused, placement.Unfollowed)
+    assert "operand 0 of your forward kernel ('rms_norm') is your input and constants" in refused
+    scaled = _read(lambda x: kernel(jnp.pad(x * 2, (0, 59), constant_values=1.0)), x1)
+    assert not isinstance(backward(scaled), placement.Unfollowed) and backward(scaled)
+
+
 def test_a_vmap_unrolled_per_example_is_lowered_within_the_call_budget():
     """A vmap that lowers one kernel call per example (vmap_method="sequential_unrolled"): the
     batches past CALL_BUDGET calls are not lowered (issue 55 item 7), the others are; a kernel

@@ -155,7 +155,7 @@ def _operands(s: Structure, calls: list[int]) -> list[tuple[Origin, set, set]]:
     return out
 
 
-def within(base: Structure, base_label: str, name: str, *, count: bool = True):
+def within(base: Structure, base_label: str, name: str, *, count: bool = True, filler: bool = False):
     """proofs' Rule: the program is, shapes aside, within `base` (the program at the shape
     whose values and kernels the test checked by running): each output comes from as many
     calls of the same targets, by no JAX operation and from no kind of source the base's does
@@ -167,7 +167,10 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
     vmap_method="sequential" calls the kernel once per example, where jax.jit loops over one).
     A difference that brings no JAX operation, kernel or kind of source the base lacks but a
     loop's buffer or another number of calls (a loop or an unrolled scan over the examples) is
-    placement.Unfollowed: the program is judged by running it."""
+    placement.Unfollowed: the program is judged by running it. `filler`: so is a kernel operand
+    that holds constants the base's does not (the backward kernel's operands are the answer's to
+    lay out: a pad to whole rows, sliced off after the call; the forward kernel takes x alone)."""
+    extra = _filler_only if filler else _loop_only
     wanted = [(_upstream(base, o), _operands(base, sorted(set(o.calls())))) for o in base.outputs]
 
     def rule(s: Structure) -> str:
@@ -202,7 +205,7 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
                 if not (kinds <= kinds0 and m <= m0):
                     phrase = (f"operand {p} of {name} is {proofs.sources_phrase(o, s.calls)}, where {base_label} "
                               f"it is {proofs.sources_phrase(o0, base.calls)}")
-                    if not _loop_only(kinds - kinds0, m - m0):
+                    if not extra(kinds - kinds0, m - m0):
                         return phrase
                     problem = problem or placement.Unfollowed(phrase)
             known = {base.calls[i].target for i in seen0}
@@ -213,12 +216,13 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True):
             if not math <= math0:
                 return (f"the operands of {name} are computed in JAX ({', '.join(sorted(math - math0))}), "
                         f"which they are not {base_label}")
-            if not _loop_only(sources - sources0, set()):
+            if not extra(sources - sources0, set()):
                 return (f"the operands of {name} take values from {', '.join(sorted(sources - sources0))}, "
                         f"which they do not {base_label}")
             if problem or sources - sources0:
                 return problem or placement.Unfollowed(
-                    f"the operands of {name} take values from a loop's buffer, which they do not {base_label}")
+                    f"the operands of {name} take values from {proofs.sources_phrase(Origin(sorted(sources - sources0), []), s.calls)}, "
+                    f"which they do not {base_label}")
         return ""
     return rule
 
@@ -229,20 +233,28 @@ def _loop_only(kinds: set, math: set) -> bool:
     return not math and kinds <= {LOOP_INIT}
 
 
-def named_within(base: Structure, base_label: str, name: str, *, count: bool = True):
+def _filler_only(kinds: set, math: set) -> bool:
+    """Whether what a kernel's operands hold beyond the base's is at most a loop's buffer and
+    constants (a pad to whole rows or blocks, sliced off after the call): no JAX operation,
+    kernel or input. Whether the filler reaches the output, the run says (placement.Unfollowed)."""
+    return not math and kinds <= {LOOP_INIT, "constant"}
+
+
+def named_within(base: Structure, base_label: str, name: str, *, count: bool = True, filler: bool = False):
     """`within`, with `name` completed by the targets of the calls the base's outputs come from."""
     calls = sorted({i for o in base.outputs for i in o.calls()})
-    return within(base, base_label, f"{name} ({_targets(base, calls)})" if calls else name, count=count)
+    return within(base, base_label, f"{name} ({_targets(base, calls)})" if calls else name, count=count,
+                  filler=filler)
 
 
-def expect_within(ask, path: Path, name: str, *, hint: str) -> None:
-    """The program of every item of `path` is within the base's (`within`); else the sentence
-    names the smallest shape of the first path, in the items' order, where it is not."""
+def expect_within(ask, path: Path, name: str, *, hint: str, filler: bool = False) -> None:
+    """The program of every item of `path` is within the base's (`within`, `filler` passed on);
+    else the sentence names the smallest shape of the first path, in the items' order, where it is not."""
     (base,) = ask.structures(path.base.fn, [list(path.base.spec)], what=path.base.what, hint=hint)
     label = " and ".join(shapes.label(tuple(shape)) for shape, _ in path.base.spec)
     proofs.expect_every([base], [path.base.spec], lambda s: "" if s.outputs else "it returns nothing",
                         what=path.base.what, hint=hint)
-    within_base = named_within(base, f"at {label}", name)
+    within_base = named_within(base, f"at {label}", name, filler=filler)
     items = within_budget(ask, path.items, hint=hint) if _repeats(base) else path.items
     found = structures(ask, items, hint=hint)
     for what in dict.fromkeys(i.what for i in items):

@@ -362,7 +362,7 @@ def expect_forward_at_every_shape(ask, base):
 def expect_backward_at_every_shape(ask, base):
     """The gradient of sum(silu_ffi(x) * w) at every shape is the program checked at `base`'s."""
     every_shape.expect_within(ask, every_shape.backward(base), "your backward kernel",
-                              hint=EVERY_SHAPE_HINT.format(path="the bwd rule of silu_ffi"))
+                              hint=EVERY_SHAPE_HINT.format(path="the bwd rule of silu_ffi"), filler=True)
 
 
 def expect_vmap_at_every_shape(ask, base):
@@ -374,7 +374,8 @@ def expect_vmap_at_every_shape(ask, base):
 def expect_vmap_grad_at_every_shape(ask, base):
     """jax.vmap of the gradient, batch at every position: the program checked at `base`'s."""
     every_shape.expect_within(ask, every_shape.vmap_grad(base), "your backward kernel",
-                              hint=EVERY_SHAPE_HINT.format(path="jax.vmap of the gradient, with the batch at any position,"))
+                              hint=EVERY_SHAPE_HINT.format(path="jax.vmap of the gradient, with the batch at any position,"),
+                              filler=True)
 
 
 EAGER_HINT = ("called eagerly, silu_ffi must call the same kernels as under jax.jit (the grader reads an eager "
