@@ -46,6 +46,15 @@ def test_a_program_is_read_and_run_on_the_graders_input():
     assert "custom-call" in report.opcodes and "divide" not in report.opcodes
 
 
+def test_a_run_that_judges_only_values_poisons_no_kernel():
+    """kernels=False (a request's "kernels": False): the same value, no poisoned FFI run."""
+    request = {"op": "run", "text": _text(_rms_prim(), X), "args": [X], "each": True, "kernels": False}
+    report = program.handle(request)
+    np.testing.assert_allclose(report.value[0], rms_norm_np64(X, 1e-5), rtol=1e-5)
+    assert report.refused == "" and report.poisoned.get("ffi") is None and "call:0" not in report.poisoned
+    assert program.handle({**request, "kernels": True}).run("ffi") is not None
+
+
 def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it():
     """A program that computes something else gives that, whatever its maker claims."""
     text = _text(lambda v: v * 2, X)

@@ -212,12 +212,14 @@ def _compile(module: ir.Module, args, targets: set[str], served: _Served, bound:
 
 
 def report(text: str, args: list, *, each: bool = False, handlers: Handlers | None = None,
-           bindings: dict | None = None, serve=None, replace: int = 0, recorded=None) -> Report:
+           bindings: dict | None = None, serve=None, replace: int = 0, recorded=None,
+           kernels: bool = True) -> Report:
     """Read and run the program `text` on `args` (see the module docstring); `bindings` is the
     witness's word on which function each of the answer's FFI targets is (handlers.py);
     `serve` answers its host callbacks, `recorded` (the witness's record of its own run's
     calls) the ones it already made; `replace`: how many host functions the request names
-    to poison (each a run of its own, poisoned[f"replace:{i}"])."""
+    to poison (each a run of its own, poisoned[f"replace:{i}"]); `kernels=False`: the FFI
+    calls are not poisoned (no poisoned[FFI] nor, with `each`, per call)."""
     handlers = handlers or _handlers
     args = [np.asarray(a) for a in args]
     recorded = _records(recorded)
@@ -237,7 +239,7 @@ def report(text: str, args: list, *, each: bool = False, handlers: Handlers | No
         except Exception as exc:  # the kernel rejected its operands or attributes, a callback failed: the answer's
             return Report(calls, None, {}, [], f"running it failed: {served.problem[:500]}" if served.problem
                           else f"running it raised {errors.describe(exc)}")
-        ffi = [i for i, c in enumerate(calls) if c.kind == "ffi"]
+        ffi = [i for i, c in enumerate(calls) if c.kind == "ffi"] if kernels else []
         host = [i for i, c in enumerate(calls) if c.kind == "host_callback"]
         pure = [i for i in host if not calls[i].side_effect]   # pure_callback's, not io_callback's
         pieces = {evidence.FFI: ffi, evidence.HOST_CALLBACK: host, evidence.PURE_CALLBACK: pure,
@@ -348,7 +350,7 @@ def _unread(why: str) -> evidence.Structure:
 def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Report | KernelCall:
     """One request of the executor's protocol, answered with a record; a program that cannot
     be read or run is described, never raised:
-    {"op": "run", "text", "args", "each", "bindings", "replace": n, "recorded"} -> report();
+    {"op": "run", "text", "args", "each", "bindings", "replace": n, "recorded", "kernels"} -> report();
     {"op": "call", "text", "index", "operands", "bindings"} -> call();
     {"op": "structure", "texts"} -> an evidence.Structure per text (dataflow.structure: read, never run).
     `serve(index, operands, context)` serves the program's host callbacks (None: a program
@@ -364,7 +366,7 @@ def handle(request: dict, handlers: Handlers | None = None, serve=None) -> Repor
                         bindings=bindings)
         return report(text, list(request["args"]), each=bool(request.get("each")), handlers=handlers,
                       bindings=bindings, serve=serve, replace=int(request.get("replace") or 0),
-                      recorded=request.get("recorded"))
+                      recorded=request.get("recorded"), kernels=request.get("kernels", True) is not False)
     except Exception as exc:  # a malformed module, an XLA error: the answer's, reported
         refused = f"the program could not be read or run ({errors.describe(exc)})"
         return KernelCall([], None, refused) if is_call else Report([], None, {}, [], refused)

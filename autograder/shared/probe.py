@@ -84,7 +84,8 @@ class Ask:
             checks.fail(f"{what} came back as something that is not data ({exc})")
 
     def program(self, fn: str, *args: str, what: str, hint: str = "", each: bool = False,
-                replace: tuple[str, ...] = (), optional: bool = False, **inputs) -> Report | None:
+                replace: tuple[str, ...] = (), optional: bool = False, kernels: bool = True,
+                **inputs) -> Report | None:
         """The program that `fn` (an expression naming a function) builds under jax.jit on
         the inputs named by `args`, read and run outside the student's Python: the witness
         hands over only its StableHLO text (and which exported function each FFI target it
@@ -99,8 +100,10 @@ class Ask:
         its `program` what kernel_call needs to call one of its kernels again. The same
         question is answered once per grading.
         `optional`: None, not a failure, when the answer cannot even lower `fn` (a path whose
-        failure is another test's business); the executor's verdicts are never optional."""
-        key = (fn, args, each, replace, tuple(sorted((k, _fingerprint(v)) for k, v in inputs.items())))
+        failure is another test's business); the executor's verdicts are never optional.
+        `kernels=False`: the FFI calls are not poisoned (no report.poisoned for them: a test
+        that judges only the values saves the compile of a poisoned program)."""
+        key = (fn, args, each, replace, kernels, tuple(sorted((k, _fingerprint(v)) for k, v in inputs.items())))
         if key not in self._programs:
             try:
                 handed = self.run(f"handover.program({fn}, {', '.join(args)}, replace={tuple(replace)!r})",
@@ -109,10 +112,12 @@ class Ask:
                 if optional:
                     return None
                 raise
-            self._programs[key] = self._program(handed, args, what=what, each=each, replace=replace, **inputs)
+            self._programs[key] = self._program(handed, args, what=what, each=each, replace=replace,
+                                                kernels=kernels, **inputs)
         return self._programs[key]
 
-    def _program(self, handed, args: tuple, *, what: str, each: bool, replace: tuple, **inputs) -> Report:
+    def _program(self, handed, args: tuple, *, what: str, each: bool, replace: tuple, kernels: bool = True,
+                 **inputs) -> Report:
         checks.expect(isinstance(handed, Handover), f"Lowering {what} gave no program.")
         text, bindings, pid, recorded = handed.text, handed.bindings, handed.pid, handed.recorded
         arrays = [np.asarray(inputs[a].value if isinstance(inputs[a], numpy) else inputs[a]) for a in args]
@@ -125,7 +130,8 @@ class Ask:
                             **named)
 
         report = self._executed({"op": "run", "text": text, "args": arrays, "each": each, "bindings": bindings,
-                                 "replace": len(replace), "recorded": recorded}, what, serve, Report)
+                                 "replace": len(replace), "recorded": recorded, "kernels": kernels},
+                                what, serve, Report)
         poisoned = dict(report.poisoned)
         for i, name in enumerate(replace):   # the executor numbers them; the tests name them
             poisoned[name] = poisoned.pop(f"replace:{i}", None)

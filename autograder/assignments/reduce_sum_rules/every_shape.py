@@ -340,20 +340,21 @@ def by_running(ask, path, structures, *, what, hint):
         one = shape_run(named)
         if one is not None:
             inputs = {f"a{i}": a for i, a in enumerate(one.arrays)}
-            judge(programs.program(ask, f"({expr})", list(inputs), what=one.label, hint=hint, **inputs), one.wants)
+            judge(programs.program(ask, f"({expr})", list(inputs), what=one.label, hint=hint, kernels=False,
+                                   **inputs), one.wants)
 
     def together(named_specs):
         """The specs' programs side by side in one (shared/packing.py), up to RUN_ELEMENTS input
-        elements a pack: one compile and run instead of one per shape. A pack the grader cannot
-        run whole (a gate, an error, another number of outputs) is run shape by shape, so that
-        the sentence names the shape."""
+        elements a pack: one compile and run instead of one per shape (never poisoned: only
+        values are judged). A pack the grader cannot run whole (a gate, an error, another number
+        of outputs) is run shape by shape, so that the sentence names the shape."""
         for pack in _packs([f for f in map(shape_run, named_specs) if f is not None]):
             arrays = [a for one in pack for a in one.arrays]
             inputs = {f"a{i}": a for i, a in enumerate(arrays)}
             fn = packing.expression([f"({expr})"] * len(pack), [one.spec for one in pack])
             try:
                 report = programs.program(ask, fn, list(inputs), what=f"{what} (run at {len(pack)} shapes at once)",
-                                          hint=hint, **inputs)
+                                          hint=hint, kernels=False, **inputs)
             except AssertionError:
                 report = None
             if report is None or len(report.value) != sum(len(one.wants) for one in pack) + len(arrays):
@@ -368,8 +369,7 @@ def by_running(ask, path, structures, *, what, hint):
     return run
 
 
-# One shape by_running runs: its spec as expect_every names it, the spec, the sentence's label,
-# the grader's inputs, and the expected outputs [(name, float64 reference)].
+# A shape by_running runs: its spec as named, the spec, label, inputs, [(name, float64 reference)].
 _Run = namedtuple("_Run", "named spec label arrays wants")
 
 

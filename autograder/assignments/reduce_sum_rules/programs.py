@@ -29,14 +29,15 @@ PROGRAM = (
 )
 
 
-def program(ask, fn, args, *, what, hint, each=False, **inputs):
+def program(ask, fn, args, *, what, hint, each=False, kernels=True, **inputs):
     """The executor's report of jax.jit(fn) on the inputs named by `args` (`fn`: expression
     text), once it ran, calls no FFI target but the kernel and computes nothing with a host
     callback (a jax.debug.print that changes no value is fine). Its values are fn's flat
     outputs, then the inputs: returned as they are, so that jax.jit keeps an input no output
-    needs (the primal point of a linear path) and the program takes the grader's inputs."""
+    needs (the primal point of a linear path) and the program takes the grader's inputs.
+    `kernels=False`: the kernel's calls not poisoned (a run that judges only the values)."""
     keep = f"(lambda *v: (*jax.tree.leaves({fn}(*v)), *v))"
-    report = ask.program(keep, *args, what=what, hint=hint, each=each, **inputs)
+    report = ask.program(keep, *args, what=what, hint=hint, each=each, kernels=kernels, **inputs)
     return gates.check(report, PROGRAM, what=what)
 
 
