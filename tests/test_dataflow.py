@@ -223,15 +223,22 @@ def test_reading_stops_at_its_time_budget_with_a_sentence(monkeypatch):
 
 
 def test_a_constant_buffer_a_scatter_writes_over_is_not_a_source():
-    """zeros.at[perm].set(callback) (a gather and a scatter of index arrays, not followed):
-    the zeros are the buffer written over (LOOP_INIT), not a source of the output; where
-    they are left, coverage says so, and here the positions are not followed, so the program
+    """zeros.at[perm].set(callback): the zeros are the buffer written over (LOOP_INIT), not a
+    source of the output; where they are left, coverage says so. A reversed arange is an index
+    array known element by element (shared/indices.py): the gather and the scatter are followed,
+    every element back in place; a permutation computed by a remainder is not, so the program
     runs (proofs.expect_every)."""
-    def f(x):
-        perm = jnp.arange(x.size)[::-1]
-        return jnp.zeros_like(x).at[perm].set(doubler(jnp.take(x, perm)))
-    s = _read(f, (7,))
+    def f(perm):
+        return lambda x: jnp.zeros_like(x).at[perm(x)].set(doubler(jnp.take(x, perm(x))))
+    s = _read(f(lambda x: jnp.arange(x.size)[::-1]), (7,))
     assert bare(s.outputs[0]).sources == ["call:0", "loop-init"] and s.outputs[0].moved_from({0})
-    assert isinstance(proofs.in_place()(s), placement.Unfollowed)
+    assert proofs.in_place()(s) == ""
+    rolled = _read(f(lambda x: (jnp.arange(x.size) + 1) % x.size), (7,))
+    assert rolled.outputs[0].moved_from({0}) and isinstance(proofs.in_place()(rolled), placement.Unfollowed)
+    # part of the buffer written: the rest is the zeros, named; written reversed: misplaced, named
+    half = _read(lambda x: jnp.zeros_like(x).at[jnp.arange(3)].set(doubler(x)[:3]), (7,))
+    assert "element (3,) of the output comes from no element of your input" in proofs.in_place()(half)
+    backwards = _read(lambda x: jnp.zeros_like(x).at[jnp.arange(x.size)[::-1]].set(doubler(x)), (7,))
+    assert "element (0,) of the output comes from element (6,) of your input" in proofs.in_place()(backwards)
     part = _read(lambda x: jax.lax.dynamic_update_slice(jnp.zeros_like(x), doubler(x)[:3], (0,)), (7,))
     assert part.outputs[0].moved_from({0}) and "comes from no element" in proofs.in_place()(part)

@@ -35,7 +35,7 @@ from collections import ChainMap
 from jax._src.interpreters import mlir as jax_mlir   # make_ir_context: JAX's dialects registered
 from jax.extend.mlir import ir
 
-from autograder.shared import moves, scalars, stablehlo
+from autograder.shared import indices, moves, scalars, stablehlo
 from autograder.shared.moves import capped, map_places, own_places, settled, through_call, unfollowed, unnumbered
 from autograder.shared.scalars import shape_of
 from autograder.shared.evidence import LOOP_INIT, Call, Origin, Structure
@@ -132,7 +132,7 @@ class _Graph(moves.Moves):
         count = len(op.results)
         if name in _LEAVES:
             return [(frozenset({"constant"}), frozenset(), frozenset(),
-                     scalars.constant(op) or scalars.iota(op) or scalars.ones(op))] * count
+                     scalars.constant(op) or scalars.iota(op) or scalars.ones(op) or indices.leaf(op))] * count
         operands = [env.get(o, _NONE) for o in op.operands]
         if not any(0 in (shape_of(r) or ()) for r in op.results):
             # a value without elements gives a result with elements nothing (a scan's empty
@@ -160,10 +160,18 @@ class _Graph(moves.Moves):
             picked = _LAYOUT[name]
             chosen = operands if picked is None else [operands[i] for i in picked if i < len(operands)]
             moved = _union(_NONE, *chosen)
-            return [(moved[0], moved[1], self.layout(op, operands), scalars.vector(op, operands, self.trips))] * count
+            known = scalars.vector(op, operands, self.trips)
+            known = indices.of(op, [o[3] for o in operands]) if known is None else known
+            return [(moved[0], moved[1], self.layout(op, operands), known)] * count
+        if name == "stablehlo.select" and len(operands) == 3:
+            pick = indices.decided(operands[0][3], shape_of(op.operands[0]))
+            if pick is not None:   # a predicate decided for every element: the select is that operand
+                return [operands[1] if pick else operands[2]] * count
         inner = _union(_NONE, *operands)
         shape = shape_of(op.results[0]) if count else None
         scalar = scalars.of(op, [o[3] for o in operands], self.trips) if name in _ELEMENTWISE else None
+        if scalar is None and (name in _ELEMENTWISE or name == "stablehlo.reduce"):
+            scalar = indices.of(op, [o[3] for o in operands])
         if inner[0] and inner[0] <= {"constant"}:
             # computed from constants alone (elementwise, or a reduction such as jnp.take's
             # bounds test, an `and` across an arange's index vector): a constant

@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from autograder.shared import coalesce, positions, scalars, stablehlo
+from autograder.shared import coalesce, gathers, indices, positions, scalars, stablehlo
 from autograder.shared.scalars import shape_of
 
 # The course's kernels that sum their operand over the axes an attribute names (reduce_sum_rules'
@@ -232,7 +232,8 @@ class Moves:
 
     def gather(self, op, operands, source, shape):
         """A gather of one slice (its indices one index vector: what jnp.take of one index
-        lowers to) read as the dynamic slice it is; any other gather is not followed."""
+        lowers to) read as the dynamic slice it is; one of an index array known element by
+        element (shared/gathers.py) as the slices it takes; any other is not followed."""
         field = _numbers(op, "dimension_numbers")
         sizes = ints(op, "slice_sizes")
         index = operands[1][3]
@@ -240,7 +241,9 @@ class Moves:
         if type(index) is not scalars.Vector or len(index) != len(mapped) or field.get("operand_batching_dims") \
                 or shape_of(op.operands[1]) != (len(mapped),) or field.get("index_vector_dim", [0]) != [0] \
                 or field.get("offset_dims", []) != list(range(len(shape))):
-            return unfollowed(operands[0][2], shape, op.name)
+            known = indices.as_affine(index, shape_of(op.operands[1]))
+            step = known and gathers.gather(field, sizes, source, known, shape)
+            return map_places(operands[0][2], shape, step) if step else unfollowed(operands[0][2], shape, op.name)
         starts = [(0, ())] * len(source)
         for d, value in zip(mapped, index):
             starts[d] = value
@@ -263,7 +266,7 @@ class Moves:
                 or shape_of(op.operands[1]) != (len(mapped),) or field.get("input_batching_dims") \
                 or field.get("update_window_dims", []) != list(range(len(update))) \
                 or len(update) + len(inserted) != len(shape) or not set(inserted) <= set(mapped):
-            return unfollowed(everything, shape, op.name)
+            return self._scattered(op, operands, field, update, shape)
         window, rest = [], iter(update)
         for d in range(len(shape)):
             window.append(1 if d in inserted else next(rest))
@@ -276,6 +279,17 @@ class Moves:
                 return unfollowed(everything, shape, op.name)
         placed = map_places(operands[2][2], tuple(window), lambda p: positions.reshape(p, update, tuple(window)))
         return self._update(operands[0][2], placed, starts, tuple(window), shape, op.name)
+
+    def _scattered(self, op, operands, field, update, shape):
+        """A scatter at an index array known element by element (shared/gathers.py): the
+        buffer less the box written, the updates placed; else not followed."""
+        known = indices.as_affine(operands[1][3], shape_of(op.operands[1]))
+        read = known and update is not None and shape is not None and gathers.scatter(field, known, update, shape)
+        if not read:
+            return unfollowed(frozenset().union(*(o[2] for o in operands)), shape, op.name)
+        step, cut = read
+        return capped(set(map_places(operands[0][2], shape, lambda p: positions.subtract(p, cut)))
+                      | map_places(operands[2][2], shape, step), shape)
 
     def _update(self, buffer, update, starts, sizes, shape, why):
         """The places of `buffer` with `update` (of `sizes`) written at `starts` (integer

@@ -135,6 +135,13 @@ def transpose(piece, perm):
     return _with(piece, new_box, None if m is None else (m[0], tuple(m[1][p] for p in perm), m[2], m[3]))
 
 
+def squeeze(piece, drop):
+    """The piece without the dimensions `drop` (each of one element: no digit is lost)."""
+    box, m, why = piece
+    keep = [d for d in range(len(box)) if d not in drop]
+    return _with(piece, [box[d] for d in keep], None if m is None else (m[0], tuple(m[1][d] for d in keep), m[2], m[3]))
+
+
 def broadcast_in_dim(piece, in_shape, out_shape, bdims):
     box, m, _ = piece
     new_box, dims = [], []
