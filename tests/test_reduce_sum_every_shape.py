@@ -65,17 +65,32 @@ def test_a_transpose_with_math_it_does_not_do_at_the_checked_shape_is_caught():
 
 
 _REV = "jnp.arange(x.shape[0])[::-1]"
+_ROLL = "(jnp.arange(x.shape[0]) + 1) % x.shape[0]"   # a remainder: not an index array the reading knows
+
+
+def _through(perm: str, back: str) -> str:
+    """A batching rule that takes the examples in the order `perm` and scatters the sums to `back`."""
+    return (f"(lambda y: jnp.zeros_like(y).at[{back}].set(y))(custom_reduce_sum_p.bind(jnp.take(x, {perm}, axis=0), "
+            f"axis=shifted)), 0")
 
 
 def test_a_batching_rule_the_reading_cannot_follow_is_run_shapes_packed_and_a_wrong_one_named():
-    """A batching rule through reversed index arrays (gathers the reading does not follow) is
-    run at those shapes, packed into few programs (every_shape.by_running's `together`), and
-    passes; the same rule that leaves the batch reversed from 5 examples on is named at the
-    first such shape, as the grader ran it."""
-    ok = (f"(lambda y: jnp.zeros_like(y).at[{_REV}].set(y))(custom_reduce_sum_p.bind(jnp.take(x, {_REV}, axis=0), "
-          f"axis=shifted)), 0")
-    _expect(ask_for(rule(ok)), "vmap")
-    wrong = ok.replace(f".at[{_REV}]", f".at[{_REV} if x.shape[0] < 5 else jnp.arange(x.shape[0])]")
+    """A batching rule through rolled index arrays (a remainder: gathers the reading does not
+    follow) is run at those shapes, packed into few programs (every_shape.by_running's
+    `together`), and passes; the same rule that leaves the batch rolled from 5 examples on is
+    named at the first such shape, as the grader ran it."""
+    _expect(ask_for(rule(_through(_ROLL, _ROLL))), "vmap")
+    wrong = _through(_ROLL, f"({_ROLL} if x.shape[0] < 5 else jnp.arange(x.shape[0]))")
     with pytest.raises(AssertionError, match=r"on shape \(5, .*\(run: its program could not be read\), as the grader "
                                              r"ran its compiled program"):
+        _expect(ask_for(rule(wrong)), "vmap")
+
+
+def test_a_batching_rule_through_reversed_index_arrays_is_read():
+    """The same through reversed aranges (shared/indices.py knows them element by element):
+    read at every shape, nothing run; the wrong one named by the reading, element by element."""
+    _expect(ask_for(rule(_through(_REV, _REV))), "vmap")
+    wrong = _through(_REV, f"({_REV} if x.shape[0] < 5 else jnp.arange(x.shape[0]))")
+    with pytest.raises(AssertionError, match=r"For inputs of shape \(5, 1\), vmap: element \(0,\) of jax.vmap .* comes "
+                                             r"from element \(4, 0\) of its input, not from element \(0, 0\)"):
         _expect(ask_for(rule(wrong)), "vmap")

@@ -1,6 +1,7 @@
 """Valid: the input gathered through a reversed index array, the callback's output scattered
-back through the same array into a buffer of zeros (every element written): positions the
-grader's reading does not follow, so it runs the program at every shape up to 2^21 elements.
+back through the same array into a buffer of zeros (every element written). The reading knows
+the index array element by element (shared/indices.py) and follows the gather and the scatter
+at every shape (it ran the program at every shape up to 2^21 elements before: 72-144 s).
 
 score: 10
 """

@@ -1,11 +1,11 @@
 """Wrong: above 8192 elements the callback's output is scattered back through a reversed index
-array (positions the grader's reading does not follow) that misses the last element, which
-stays 0. Where the reading stops the grader runs the program: at 8193 elements it finds that
-element 0 where SciPy gives gammaln.
+array that misses the last element, which stays 0. The reading knows the index array element by
+element (shared/indices.py) and names that element at 8193 elements (the program was run there
+before, and the run found it).
 
 score: 9
 messages:
-  - "(run: its program could not be read)"
+  - "For inputs of shape (8193,), jax.jit(gammaln_cb): element (8192,) of the output comes from no element of your input"
 """
 def _cb(fn, x):
     return jax.pure_callback(lambda a: fn(np.asarray(a)).astype(a.dtype),

@@ -1,6 +1,6 @@
 """Valid: the batching rule takes the examples through a reversed index array (a gather) and
-scatters the sums back through it into zeros (every example written): positions the
-grader's reading does not follow, so the vmapped programs are run instead.
+scatters the sums back through it into zeros (every example written): the reading follows
+both at every shape (shared/gathers.py; the vmapped programs were run instead before).
 
 score: 10
 """
