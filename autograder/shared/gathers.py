@@ -36,9 +36,12 @@ def _starts(index: Affine, field: dict, mapped_key: str):
     return (starts, batch) if len(used) == len(set(used)) else None
 
 
-def _span(c, a, n):
-    """The least and greatest of c + a * b for b < n."""
-    return min(c, c + a * (n - 1)), max(c, c + a * (n - 1))
+def _moving(c, terms, index: Affine, n: int, window: int):
+    """(k, a, lo) of a start c + a * b[k] along an operand dimension of n elements, lo its least
+    value; None when its window is wider than one element or a start leaves the dimension."""
+    ((k, a),) = terms.items()
+    lo, hi = min(c, c + a * (index.shape[k] - 1)), max(c, c + a * (index.shape[k] - 1))
+    return (k, a, lo) if window == 1 and lo >= 0 and hi <= n - 1 else None
 
 
 def gather(field: dict, sizes: list[int], source: tuple, index: Affine, shape: tuple):
@@ -58,16 +61,23 @@ def gather(field: dict, sizes: list[int], source: tuple, index: Affine, shape: t
         c, terms = starts.get(d, (0, {}))
         offset = next(offsets) if d not in collapsed else None
         if terms:
-            ((k, a),) = terms.items()
-            lo, hi = _span(c, a, index.shape[k])
-            if sizes[d] != 1 or lo < 0 or hi > n - 1:
+            moving = _moving(c, terms, index, n, sizes[d])
+            if moving is None:
                 return None
-            lows.append(lo), limits.append(hi + 1), steps.append(abs(a)), extent.append(index.shape[k])
+            k, a, lo = moving
+            count = index.shape[k]
+            lows.append(lo)
+            limits.append(lo + abs(a) * (count - 1) + 1)
+            steps.append(abs(a))
+            extent.append(count)
             flipped += [d] if a < 0 else []
             target[d] = batch_out[batch.index(k)]
         else:
             c = min(max(c, 0), n - sizes[d])   # XLA clamps a gather's start
-            lows.append(c), limits.append(c + sizes[d]), steps.append(1), extent.append(sizes[d])
+            lows.append(c)
+            limits.append(c + sizes[d])
+            steps.append(1)
+            extent.append(sizes[d])
             if offset is not None:
                 target[d] = offset
     drop = [d for d in range(len(source)) if d not in target]
@@ -101,18 +111,20 @@ def scatter(field: dict, index: Affine, update: tuple, shape: tuple):
     for d, n in enumerate(shape):
         c, terms = starts.get(d, (0, {}))
         if terms:
-            ((k, a),) = terms.items()
-            lo, hi = _span(c, a, index.shape[k])
-            if abs(a) != 1 or window.get(d, 1) != 1 or lo < 0 or hi > n - 1:
+            moving = _moving(c, terms, index, n, window.get(d, 1))
+            if moving is None or abs(moving[1]) != 1:   # a strided write is no box
                 return None
+            k, a, lo = moving
             target[scatter_dims[batch.index(k)]] = d
-            lows.append(lo), extent.append(index.shape[k])
+            lows.append(lo)
+            extent.append(index.shape[k])
             flipped += [d] if a < 0 else []
         else:
             size = window.get(d, 1)
             if c < 0 or c + size > n:
                 return None
-            lows.append(c), extent.append(size)
+            lows.append(c)
+            extent.append(size)
     for d, u in zip(own, window_dims):
         if d not in target.values():
             target[u] = d
