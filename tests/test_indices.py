@@ -107,3 +107,20 @@ def test_an_index_array_reshaped_or_transposed_stays_known():
             if op.name == "func.return":
                 got = [known.get(v) for v in op.operands]
     assert got == [indices.Affine((3, 4), 11, (-4, -1)), indices.Affine((3, 2), 0, (1, 3))]
+
+
+def test_a_bitwise_and_of_integers_decides_nothing():
+    """`and` of i32 values is bitwise (5 & 2 == 0): only i1 predicates are decided, so this
+    select (false everywhere: the zeros) is not read as the input."""
+    text = """
+    func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+      %c5 = stablehlo.constant dense<5> : tensor<4xi32>
+      %c2 = stablehlo.constant dense<2> : tensor<4xi32>
+      %a = stablehlo.and %c5, %c2 : tensor<4xi32>
+      %p = stablehlo.convert %a : (tensor<4xi32>) -> tensor<4xi1>
+      %z = stablehlo.constant dense<0.0> : tensor<4xf32>
+      %r = stablehlo.select %p, %arg0, %z : tensor<4xi1>, tensor<4xf32>
+      return %r : tensor<4xf32>
+    }"""
+    (out,) = dataflow.structure(text).outputs
+    assert "select" in out.math and "constant" in out.sources

@@ -75,6 +75,11 @@ def _integers(op) -> bool:
     return bool(re.fullmatch(r"tensor<([\dx]*)[iu]\d+>", str(op.results[0].type)))
 
 
+def _bools(op) -> bool:
+    """Whether the result is i1: `and`, `or` and `not` of wider integers are bitwise."""
+    return bool(re.fullmatch(r"tensor<([\dx]*)i1>", str(op.results[0].type)))
+
+
 def _ints(op, name) -> list[int]:
     text = str(op.attributes[name])
     text = text.partition(":")[2] if text.startswith("array<") else text.split(" : ")[0]
@@ -120,7 +125,7 @@ def of(op, values: list):
         return None
     a = [as_affine(v, s) for v, s in zip(values, ins)]
     if name in ("convert", "copy", "optimization_barrier") and a and a[0] is not None:
-        return Affine(shape, a[0].constant, a[0].coefficients)
+        return _converted(op, a[0], shape)
     if name in ("add", "subtract") and len(a) == 2 and None not in a and a[0].shape == a[1].shape == shape:
         sign = 1 if name == "add" else -1
         return Affine(shape, a[0].constant + sign * a[1].constant,
@@ -135,6 +140,17 @@ def of(op, values: list):
     if a and a[0] is not None:
         return _moved(op, name, a[0], ins[0], shape)
     return None
+
+
+def _converted(op, a: Affine, shape):
+    """An integer array converted to another integer type: the same values where they fit (a
+    bool: nonzero is true), else None."""
+    kind, bits = re.fullmatch(r"tensor<[\dx]*([iu])(\d+)>", str(op.results[0].type)).groups()
+    bits = int(bits)
+    if bits == 1:
+        return None if any(a.coefficients) else Uniform(shape, a.constant != 0)
+    low, high = (0, 2**bits - 1) if kind == "u" else (-2**(bits - 1), 2**(bits - 1) - 1)
+    return Affine(shape, a.constant, a.coefficients) if low <= a.bounds()[0] and a.bounds()[1] <= high else None
 
 
 _LAYOUT = ("broadcast_in_dim", "reshape", "transpose", "reverse", "slice", "convert", "copy", "optimization_barrier")
@@ -203,7 +219,7 @@ def _predicate(op, name, values, ins, shape):
         yes, no = _DECIDED.get(direction, lambda lo, hi: (False, False))(lo, hi)
         return Uniform(shape, True) if yes else Uniform(shape, False) if no else None
     truths = [decided(v, s) for v, s in zip(values, ins)]
-    if None in truths:
+    if None in truths or not _bools(op):
         return None
     if name == "not":
         return Uniform(shape, not truths[0])
