@@ -94,19 +94,9 @@ def test_a_huge_reversed_gather_is_read_without_enumerating():
 
 def test_an_index_array_reshaped_or_transposed_stays_known():
     """reshape and transpose of a known index array (read, even where the gather it feeds is not)."""
-    from jax._src.interpreters import mlir as jax_mlir
-    from jax.extend.mlir import ir
-    from autograder.shared import indices, stablehlo
+    from autograder.shared import indices
     text = jax.jit(lambda: (jnp.arange(12)[::-1].reshape(3, 4), jnp.arange(6).reshape(2, 3).T)).lower().as_text()
-    with jax_mlir.make_ir_context():
-        known = {}
-        for op in stablehlo.walk(ir.Module.parse(text).operation):
-            if op.name.startswith("stablehlo.") and op.results:
-                values = [known.get(v) for v in op.operands]
-                known[op.results[0]] = indices.leaf(op) or indices.of(op, values)
-            if op.name == "func.return":
-                got = [known.get(v) for v in op.operands]
-    assert got == [indices.Affine((3, 4), 11, (-4, -1)), indices.Affine((3, 2), 0, (1, 3))]
+    assert _known(text) == [indices.Affine((3, 4), 11, (-4, -1)), indices.Affine((3, 2), 0, (1, 3))]
 
 
 def test_a_bitwise_and_of_integers_decides_nothing():
@@ -124,3 +114,33 @@ def test_a_bitwise_and_of_integers_decides_nothing():
     }"""
     (out,) = dataflow.structure(text).outputs
     assert "select" in out.math and "constant" in out.sources
+
+
+def _known(text):
+    """What shared/indices.py knows of each value main returns (a StableHLO text)."""
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax.extend.mlir import ir
+    from autograder.shared import indices, stablehlo
+    with jax_mlir.make_ir_context():
+        known = {}
+        for op in stablehlo.walk(ir.Module.parse(text).operation):
+            if op.name.startswith("stablehlo.") and op.results:
+                known[op.results[0]] = indices.leaf(op) or indices.of(op, [known.get(v) for v in op.operands])
+            if op.name == "func.return":
+                return [known.get(v) for v in op.operands]
+
+
+def test_an_index_that_wraps_its_type_is_not_known():
+    """i32 arithmetic wraps: an index array whose exact values leave int32 is not known (a
+    gather at it is not followed, never placed where exact arithmetic would put it)."""
+    from autograder.shared import indices
+    text = """
+    func.func public @main() -> (tensor<4xi32>, tensor<4xi32>) {
+      %i = stablehlo.iota dim = 0 : tensor<4xi32>
+      %k = stablehlo.constant dense<1073741824> : tensor<4xi32>
+      %two = stablehlo.constant dense<2> : tensor<4xi32>
+      %m = stablehlo.multiply %i, %k : tensor<4xi32>
+      %s = stablehlo.multiply %i, %two : tensor<4xi32>
+      return %m, %s : tensor<4xi32>, tensor<4xi32>
+    }"""
+    assert _known(text) == [None, indices.Affine((4,), 0, (2,))]

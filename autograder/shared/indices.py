@@ -123,9 +123,14 @@ def of(op, values: list):
         return x if low.constant <= x.bounds()[0] and x.bounds()[1] <= high.constant else None
     if not _integers(op):
         return None
-    a = [as_affine(v, s) for v, s in zip(values, ins)]
+    found = _arithmetic(op, name, [as_affine(v, s) for v, s in zip(values, ins)], ins, shape)
+    return _converted(op, found, shape) if type(found) is Affine else found
+
+
+def _arithmetic(op, name, a: list, ins, shape):
+    """An integer operation's exact result (before _converted checks that it fits its type)."""
     if name in ("convert", "copy", "optimization_barrier") and a and a[0] is not None:
-        return _converted(op, a[0], shape)
+        return Affine(shape, a[0].constant, a[0].coefficients)
     if name in ("add", "subtract") and len(a) == 2 and None not in a and a[0].shape == a[1].shape == shape:
         sign = 1 if name == "add" else -1
         return Affine(shape, a[0].constant + sign * a[1].constant,
@@ -143,7 +148,7 @@ def of(op, values: list):
 
 
 def _converted(op, a: Affine, shape):
-    """An integer array converted to another integer type: the same values where they fit (a
+    """An integer result of `op`'s type: the same values where they all fit it (no wrap; a
     bool: nonzero is true), else None."""
     kind, bits = re.fullmatch(r"tensor<[\dx]*([iu])(\d+)>", str(op.results[0].type)).groups()
     bits = int(bits)
