@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax.extend.core import Primitive
@@ -246,3 +247,15 @@ def test_a_library_that_turns_the_pattern_off_is_overruled(tmp_path):
             "print(off, count())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert [int(n) for n in out.stdout.split()] == [0, 1 << 22]
+
+
+def test_a_reduction_of_predicates_is_listed_apart_from_arithmetic():
+    """x[i] and .at[i].set at a loop's counter keep jnp.all of a bounds test: a reduce of
+    predicates ("reduce-pred"), which gammaln_callback's math check allows; a sum stays "reduce"."""
+    from autograder.shared import stablehlo
+
+    def looped(x):
+        return jax.lax.fori_loop(0, x.shape[0], lambda i, o: o.at[i].set(x[i] * 2), jnp.zeros_like(x))
+    ops = stablehlo.opcodes(jax.jit(looped).lower(jnp.ones((4, 6))).compile())
+    assert "reduce-pred" in ops and "reduce" not in ops
+    assert "reduce" in stablehlo.opcodes(jax.jit(lambda x: jnp.sum(x, 0)).lower(jnp.ones((4, 6))).compile())

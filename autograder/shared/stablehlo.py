@@ -134,11 +134,14 @@ def tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
 
 def opcodes(compiled) -> list[str]:
     """The sorted opcodes of every instruction in a compiled program's optimized modules
-    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp", "multiply"]."""
+    (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp", "multiply"]. A
+    reduce whose result is a predicate (jnp.all of an index's bounds test, which x[i] and
+    .at[i].set at a loop's counter keep) is listed as "reduce-pred": a truth, not arithmetic."""
     names = set()
     for module in compiled.runtime_executable().hlo_modules():
         for computation in module.computations():
             for instruction in computation.instructions():
                 camel = str(instruction.opcode).removeprefix("HloOpcode.k")   # kExpm1 -> "expm1"
-                names.add("".join("-" + c.lower() if c.isupper() else c for c in camel).lstrip("-"))
+                name = "".join("-" + c.lower() if c.isupper() else c for c in camel).lstrip("-")
+                names.add("reduce-pred" if name == "reduce" and str(instruction.shape).startswith("pred[") else name)
     return sorted(names)

@@ -26,7 +26,9 @@ ALLOWED_OPS = frozenset({
     # moves by index (x[i], .at[i].set in a loop; jnp.take): a scatter's combiner is an
     # instruction of its own computation, listed and judged like any other; clamp is a
     # maximum and a minimum (XLA's form of an index kept in bounds)
-    "gather", "scatter", "clamp"})
+    "gather", "scatter", "clamp",
+    # the bounds test of such an index, all() of predicates (stablehlo.opcodes: a truth)
+    "reduce-pred"})
 
 
 @dataclass(frozen=True)
