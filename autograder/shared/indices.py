@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autograder.shared import scalars
+from autograder.shared import positions, scalars
 from autograder.shared.scalars import shape_of
+from autograder.shared.stablehlo import ints
 
 
 @dataclass(frozen=True)
@@ -71,28 +72,20 @@ def decided(value, shape):
     return None if found is None or any(found.coefficients) else found.constant != 0
 
 
-def _integers(op) -> bool:
-    return bool(re.fullmatch(r"tensor<([\dx]*)[iu]\d+>", str(op.results[0].type)))
-
-
-def _bools(op) -> bool:
-    """Whether the result is i1: `and`, `or` and `not` of wider integers are bitwise."""
-    return bool(re.fullmatch(r"tensor<([\dx]*)i1>", str(op.results[0].type)))
-
-
-def _ints(op, name) -> list[int]:
-    text = str(op.attributes[name])
-    text = text.partition(":")[2] if text.startswith("array<") else text.split(" : ")[0]
-    return [int(x) for x in re.findall(r"-?\d+", text)]
+def _integer(op) -> tuple[str, int] | None:
+    """The result's integer element type as (kind "i" or "u", bits), None when it is not one
+    (i1 is a bool: `and`, `or` and `not` of wider integers are bitwise)."""
+    found = re.fullmatch(r"tensor<[\dx]*([iu])(\d+)>", str(op.results[0].type))
+    return None if found is None else (found.group(1), int(found.group(2)))
 
 
 def leaf(op):
     """An iota or a splat constant of rank 1 or more (integer or bool), else None."""
     shape = shape_of(op.results[0]) if op.results else None
-    if not shape or not _integers(op):
+    if not shape or _integer(op) is None:
         return None
     if op.name == "stablehlo.iota":
-        dim = _ints(op, "iota_dimension")[0]
+        dim = ints(op, "iota_dimension")[0]
         return Affine(shape, 0, tuple(int(d == dim) for d in range(len(shape))))
     found = re.fullmatch(r"dense<(-?\d+|true|false)> : tensor<[\dx]+([iu]\d+)>", str(op.attributes.get("value")))
     if op.name != "stablehlo.constant" or found is None:
@@ -121,7 +114,7 @@ def of(op, values: list):
         if x is None or low is None or high is None or any(low.coefficients) or any(high.coefficients):
             return None
         return x if low.constant <= x.bounds()[0] and x.bounds()[1] <= high.constant else None
-    if not _integers(op):
+    if _integer(op) is None:
         return None
     found = _arithmetic(op, name, [as_affine(v, s) for v, s in zip(values, ins)], ins, shape)
     return _converted(op, found, shape) if type(found) is Affine else found
@@ -150,8 +143,7 @@ def _arithmetic(op, name, a: list, ins, shape):
 def _converted(op, a: Affine, shape):
     """An integer result of `op`'s type: the same values where they all fit it (no wrap; a
     bool: nonzero is true), else None."""
-    kind, bits = re.fullmatch(r"tensor<[\dx]*([iu])(\d+)>", str(op.results[0].type)).groups()
-    bits = int(bits)
+    kind, bits = _integer(op)
     if bits == 1:
         return None if any(a.coefficients) else Uniform(shape, a.constant != 0)
     low, high = (0, 2**bits - 1) if kind == "u" else (-2**(bits - 1), 2**(bits - 1) - 1)
@@ -164,20 +156,20 @@ _LAYOUT = ("broadcast_in_dim", "reshape", "transpose", "reverse", "slice", "conv
 def _moved(op, name, a: Affine, source, shape):
     """A layout operation's result from an Affine operand."""
     if name == "broadcast_in_dim":
-        dims = _ints(op, "broadcast_dimensions")
+        dims = ints(op, "broadcast_dimensions")
         coefficients = [0] * len(shape)
         for i, d in enumerate(dims):
             coefficients[d] = a.coefficients[i] if source[i] == shape[d] else 0
         return Affine(shape, a.constant, tuple(coefficients))
     if name == "transpose":
-        perm = _ints(op, "permutation")
+        perm = ints(op, "permutation")
         return Affine(shape, a.constant, tuple(a.coefficients[p] for p in perm))
     if name == "reverse":
-        dims = _ints(op, "dimensions")
+        dims = ints(op, "dimensions")
         return Affine(shape, a.constant + sum(a.coefficients[d] * (source[d] - 1) for d in dims),
                       tuple(-c if d in dims else c for d, c in enumerate(a.coefficients)))
     if name == "slice":
-        starts, steps = _ints(op, "start_indices"), _ints(op, "strides")
+        starts, steps = ints(op, "start_indices"), ints(op, "strides")
         return Affine(shape, a.constant + sum(c * s for c, s in zip(a.coefficients, starts)),
                       tuple(c * s for c, s in zip(a.coefficients, steps)))
     if name == "reshape":
@@ -193,22 +185,10 @@ def _reshaped(a: Affine, source, shape):
         it = iter(c for _, c in kept)
         return Affine(shape, a.constant, tuple(0 if n == 1 else next(it) for n in shape))
     step = kept[-1][1] if kept else 0   # the last dimension of more than one element has stride 1
-    if all(n == 1 or c == step * s for n, c, s in zip(source, a.coefficients, _strides(source))):
-        return Affine(shape, a.constant, tuple(0 if n == 1 else step * s for n, s in zip(shape, _strides(shape))))
+    if all(n == 1 or c == step * s for n, c, s in zip(source, a.coefficients, positions.strides(source))):
+        flat = positions.strides(shape)
+        return Affine(shape, a.constant, tuple(0 if n == 1 else step * s for n, s in zip(shape, flat)))
     return None
-
-
-def _strides(shape) -> list[int]:
-    out, n = [], 1
-    for d in reversed(shape):
-        out.append(n)
-        n *= d
-    return out[::-1]
-
-
-_DECIDED = {"LT": lambda lo, hi: (hi < 0, lo >= 0), "LE": lambda lo, hi: (hi <= 0, lo > 0),
-            "GT": lambda lo, hi: (lo > 0, hi <= 0), "GE": lambda lo, hi: (lo >= 0, hi < 0),
-            "EQ": lambda lo, hi: (lo == hi == 0, lo > 0 or hi < 0), "NE": lambda lo, hi: (lo > 0 or hi < 0, lo == hi == 0)}
 
 
 def _predicate(op, name, values, ins, shape):
@@ -220,11 +200,10 @@ def _predicate(op, name, values, ins, shape):
             return None
         lo, hi = Affine(a.shape, a.constant - b.constant,
                         tuple(x - y for x, y in zip(a.coefficients, b.coefficients))).bounds()
-        direction = str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
-        yes, no = _DECIDED.get(direction, lambda lo, hi: (False, False))(lo, hi)
-        return Uniform(shape, True) if yes else Uniform(shape, False) if no else None
+        found = scalars.truth(scalars.direction(op), lo, hi)
+        return None if found is None else Uniform(shape, found)
     truths = [decided(v, s) for v, s in zip(values, ins)]
-    if None in truths or not _bools(op):
+    if None in truths or _integer(op) != ("i", 1):
         return None
     if name == "not":
         return Uniform(shape, not truths[0])

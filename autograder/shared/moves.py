@@ -18,17 +18,12 @@ import numpy as np
 
 from autograder.shared import coalesce, gathers, indices, positions, scalars, stablehlo
 from autograder.shared.scalars import shape_of
+from autograder.shared.stablehlo import ints
 
 # The course's kernels that sum their operand over the axes an attribute names (reduce_sum_rules'
 # lowering of custom_reduce_sum_p, kernels/reduce_sum.py): positions pass through them as
 # through stablehlo.reduce.
 REDUCTIONS = {"__grader_reduce_sum__": "axis"}
-
-
-def ints(op, name) -> list[int]:
-    text = str(op.attributes[name])
-    text = text.partition(":")[2] if text.startswith("array<") else text.split(" : ")[0]
-    return [int(x) for x in re.findall(r"-?\d+", text)]
 
 
 def map_places(places, shape, step):

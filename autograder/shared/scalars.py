@@ -51,14 +51,18 @@ def bounds(value, trips: dict) -> tuple[int, int]:
 
 def decide(direction, a, b, trips):
     """The truth of `a <direction> b` for every value the loops' counters take, else None."""
-    lo, hi = bounds(affine(a[0] - b[0], a[1] + tuple((k, -c) for k, c in b[1])), trips)
+    return truth(direction, *bounds(affine(a[0] - b[0], a[1] + tuple((k, -c) for k, c in b[1])), trips))
+
+
+def truth(direction: str, lo: int, hi: int):
+    """The truth of `d <direction> 0` for every d from lo to hi, else None."""
     tests = {"LT": (hi < 0, lo >= 0), "LE": (hi <= 0, lo > 0), "GT": (lo > 0, hi <= 0), "GE": (lo >= 0, hi < 0),
              "EQ": (lo == hi == 0, lo > 0 or hi < 0), "NE": (lo > 0 or hi < 0, lo == hi == 0)}
     yes, no = tests.get(direction, (False, False))
     return True if yes else False if no else None
 
 
-def _direction(compare) -> str:
+def direction(compare) -> str:
     """A stablehlo.compare's direction: "#stablehlo<comparison_direction LT>" -> "LT"."""
     return str(compare.attributes["comparison_direction"]).split()[-1].rstrip(">")
 
@@ -70,7 +74,7 @@ def counter(op, inits):
     operations = list(cond.operations)
     last = operations[-1].operands[0] if operations[-1].operands else None
     compare = next((o for o in operations if o.results and o.results[0] == last), None)
-    if compare is None or compare.name != "stablehlo.compare" or _direction(compare) != "LT":
+    if compare is None or compare.name != "stablehlo.compare" or direction(compare) != "LT":
         return None
     arguments = list(cond.arguments)
     left, right = compare.operands
@@ -100,7 +104,7 @@ def of(op, values: list, trips: dict):
             k, (c, t) = (a, (b, tb)) if not ta else (b, (a, ta))
             return affine(k * c, tuple((loop, k * x) for loop, x in t))
     if name == "stablehlo.compare" and all(type(v) is tuple for v in values):
-        return decide(_direction(op), values[0], values[1], trips)
+        return decide(direction(op), values[0], values[1], trips)
     if name == "stablehlo.select" and isinstance(values[0], bool):
         return values[1] if values[0] else values[2]
     return None

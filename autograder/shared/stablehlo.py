@@ -132,6 +132,13 @@ def tensor_type(text: str) -> tuple[tuple[int, ...], np.dtype]:
     return shape, np.dtype(dtype)
 
 
+def ints(op, name) -> list[int]:
+    """An operation's integer-list attribute: "array<i64: 1, 0>" or "dense<[1, 0]> : ..." -> [1, 0]."""
+    text = str(op.attributes[name])
+    text = text.partition(":")[2] if text.startswith("array<") else text.split(" : ")[0]
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
 def opcodes(compiled) -> list[str]:
     """The sorted opcodes of every instruction in a compiled program's optimized modules
     (fusions included; XLA has dropped dead code), e.g. ["custom-call", "exp", "multiply"]. A

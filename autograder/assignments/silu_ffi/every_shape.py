@@ -220,9 +220,9 @@ def within(base: Structure, base_label: str, name: str, *, count: bool = True, f
                 return (f"the operands of {name} take values from {', '.join(sorted(sources - sources0))}, "
                         f"which they do not {base_label}")
             if problem or sources - sources0:
+                extra_sources = proofs.sources_phrase(Origin(sorted(sources - sources0), []), s.calls)
                 return problem or placement.Unfollowed(
-                    f"the operands of {name} take values from {proofs.sources_phrase(Origin(sorted(sources - sources0), []), s.calls)}, "
-                    f"which they do not {base_label}")
+                    f"the operands of {name} take values from {extra_sources}, which they do not {base_label}")
         return ""
     return rule
 
