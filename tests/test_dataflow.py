@@ -70,6 +70,17 @@ def test_shapes_cover_every_size_and_rank():
     assert ranks == set(range(9))
     assert all(np.prod(s, dtype=np.int64) <= 2**31 - 1 for s in shapes.every())
     assert shapes.label((2**31 - 1,)) == "(2^31 - 1,)" and shapes.label((3, 2**20 + 1)) == "(3, 2^20 + 1)"
+    assert shapes.label((3 * 2**20,)) == "(3 * 2^20,)"
+
+
+def test_a_test_of_divisibility_is_true_at_some_size_and_rank():
+    """Issue 55 item 4: a trace-time test of the size or a dim against 2^k or 3 * 2^k is true
+    at some shape lowered, of every rank (odd sizes alone never make it true)."""
+    sizes = [s[0] for s in shapes.flat()]
+    for k in range(30):
+        assert any(n and n % 2**k == 0 for n in sizes) and any(n and n % (3 * 2**k) == 0 for n in sizes)
+    for rank in range(2, 9):
+        assert any(len(s) == rank and all(d % 8 == 0 for d in s) for s in shapes.ranked())
 
 
 def _structures(fn, specs):

@@ -2,9 +2,11 @@
 range the tasks state, never allocated. A branch on the shape, decided in Python at trace
 time, changes the program at one of them wherever its threshold sits.
 
-    SIZES     0, 1, every power of two up to 2^30, the odd size just above each, 2^31 - 1
-    RANKED    ranks 0 to 8: all dims 1, small distinct dims, an empty one, and dims whose
-              product comes near 2^31 - 1
+    SIZES     0, 1, every power of two up to 2^30, the odd size just above each, three times
+              each up to 3 * 2^29, 2^31 - 1: a test of the size against a threshold is
+              decided both ways, and one of divisibility by 2^k or 3 * 2^k is true somewhere
+    RANKED    ranks 0 to 8: all dims 1, small distinct dims, an empty one, dims whose
+              product comes near 2^31 - 1, and powers of two whose product is 2^30
     rows(...) 2-d inputs whose last dimension (a row) is 1 to 2^31 - 1 wide
 
 and the small concrete shapes host functions are called on directly (HOST_RANKED; for a
@@ -17,7 +19,8 @@ import math
 import numpy as np
 
 MAX_ELEMENTS = 2**31 - 1
-SIZES = tuple(sorted({0, 1, MAX_ELEMENTS, *(2**k for k in range(1, 31)), *(2**k + 1 for k in range(1, 31))}))
+SIZES = tuple(sorted({0, 1, MAX_ELEMENTS, *(2**k for k in range(1, 31)), *(2**k + 1 for k in range(1, 31)),
+                     *(3 * 2**k for k in range(30))}))
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19)
 
 
@@ -29,16 +32,23 @@ def _largest(rank: int) -> tuple[int, ...]:
     return tuple(dims)
 
 
+def _powers(rank: int) -> tuple[int, ...]:
+    """`rank` dims, each a power of two (2^3 at least), whose product is 2^30: a test of a
+    dim's divisibility by a power of two is true there."""
+    each = 30 // rank
+    return (2**each,) * (rank - 1) + (2**(30 - each * (rank - 1)),)
+
+
 def ranked(max_rank: int = 8, min_rank: int = 0) -> list[tuple[int, ...]]:
     """Shapes of every rank from `min_rank` to `max_rank`: all ones, small distinct dims, one
-    dim 0 (empty), the largest (for rank 0: the one shape, ())."""
+    dim 0 (empty), the largest, powers of two (for rank 0: the one shape, ())."""
     out: list[tuple[int, ...]] = []
     for rank in range(min_rank, max_rank + 1):
         if rank == 0:
             out.append(())
             continue
         small = _PRIMES[:rank]
-        out += [(1,) * rank, small, (*small[:-1], 0), _largest(rank)]
+        out += [(1,) * rank, small, (*small[:-1], 0), _largest(rank), _powers(rank)]
     return list(dict.fromkeys(out))
 
 
@@ -64,6 +74,8 @@ def label(shape: tuple[int, ...]) -> str:
             return f"2^{d.bit_length() - 1}"
         if d > 65536 and ((d - 1) & (d - 2)) == 0:
             return f"2^{(d - 1).bit_length() - 1} + 1"
+        if d > 65536 and d % 3 == 0 and ((d // 3) & (d // 3 - 1)) == 0:
+            return f"3 * 2^{(d // 3).bit_length() - 1}"
         if d == MAX_ELEMENTS:
             return "2^31 - 1"
         return str(d)

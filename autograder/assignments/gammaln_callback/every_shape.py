@@ -26,14 +26,13 @@ from autograder.assignments.gammaln_callback.references import domain_values, f3
 # The shapes whose values and dependence the tests check (references.forward_input, and the
 # (6, 5) of test 6's wide_inputs): the bases the other shapes are compared with.
 FORWARD_SHAPE, DERIVATIVE_SHAPE = (3, 4, 5), (6, 5)
-# jit: 1-d inputs of 0, 1, 2 and 2^k + 1 elements up to 2^30 + 1, and 2^31 - 1 (a branch
-# on the size, wherever its threshold, shows at the odd size just above the power of two past
-# it), 0-d, and ranks 1 to 8 with small distinct dims and with the largest (shapes.ranked; an
-# empty output has no values to prove). jvp: 0-d and the ranks; vmap: the ranks. About 5 to
-# 15 ms a program, each path lowered once a grading (probe.Ask.structures keeps them).
-ODD_SIZES = [(n,) for n in shapes.SIZES if n <= 2 or n == shapes.MAX_ELEMENTS or (n - 1) & (n - 2) == 0]
+# jit: 1-d inputs of every size of shapes.SIZES (a branch on the size shows at the size
+# just past its threshold; one on divisibility at a power of two or three times one), 0-d, and
+# ranks 1 to 8 with small distinct dims and with the largest (shapes.ranked; an empty output
+# has no values to prove). jvp: 0-d and the ranks; vmap: the ranks. About 5 to 15 ms a
+# program, each path lowered once a grading (probe.Ask.structures keeps them).
 RANKS = [s for s in shapes.ranked(8, 1) if 0 not in s and max(s) > 1]
-AT = list(dict.fromkeys([*ODD_SIZES, (), *RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]))
+AT = list(dict.fromkeys([*shapes.flat(), (), *RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]))
 JVP_AT = [(), *RANKS, FORWARD_SHAPE, DERIVATIVE_SHAPE]
 # vmap: small batches only (vmap_method="sequential_unrolled" unrolls one call per example).
 BATCHED_AT = [*(s for s in RANKS if max(s) < 20), FORWARD_SHAPE, DERIVATIVE_SHAPE]
