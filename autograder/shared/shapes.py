@@ -94,10 +94,13 @@ def host_ranked_inputs(a) -> list[np.ndarray]:
     return [np.ascontiguousarray(a[:math.prod(s)].reshape(s)) for s in HOST_RANKED]
 
 
-# Where a task's domain is 1-d (pure_callback_doubler: x is one-dimensional), the lengths a
-# branch inside its host function could test instead: each side of the page (4096 values) and
-# of 2^16, and whole pages.
-HOST_LENGTHS = (4095, 4096, 4097, 3 * 4096, 65535, 65536, 65537)
+# Opaque code (host functions, C++ kernels, eager NumPy impls: no lowering sees inside them)
+# is run on HOST_LARGE values, past 2^23 with an odd tail, and on a dense ladder of lengths:
+# each side of every power of two up to 2^20 and three times each (whole pages of 4096 values
+# from 3 * 2^12 on), where a test of the length inside it could sit. About 12.6 million values
+# in all; the inputs are made where the code runs, from the one large input (slices of it).
+HOST_LARGE = 2**23 + 3
+HOST_LENGTHS = tuple(sorted({n for k in range(1, 21) for n in (2**k - 1, 2**k, 2**k + 1, 3 * 2**k)}))
 
 
 def host_length_inputs(a) -> list[np.ndarray]:

@@ -224,11 +224,10 @@ def host_purity(ask, **inputs):
     processes or sockets started seen from below Python (an evidence.HostPurity). The two
     worlds' comparison (witness/worlds.py) also calls it on the big input and one of each
     length of shapes.HOST_LENGTHS: an effect only on large inputs is an effect."""
-    big = big_input(ask)
-    larger = {"big": probe.numpy(big), **{f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_length_inputs(big))}}
     return ask.run(f"witness.host_purity(pure_callback_doubler, example, [{', '.join(inputs)}], __notebook__, "
-                   f"larger=[{', '.join(larger)}])",
-                   example=example(), **inputs, **larger, what=TRACING, hint=TRACING_HINT)
+                   f"larger=[big, {LADDER}])",
+                   example=example(), **inputs, big=probe.numpy(big_input(ask)), lengths=list(shapes.HOST_LENGTHS),
+                   what=TRACING, hint=TRACING_HINT)
 
 
 def domain_inputs(ask, *, empty=True):
@@ -242,10 +241,13 @@ def domain_inputs(ask, *, empty=True):
             ("of shape (0,)", np.zeros((0,), np.float32))][:None if empty else -1]
 
 
-# The size of the one large input the host function is called on directly: above every size a
-# threshold inside it could plausibly sit at (the programs at larger shapes are only lowered,
-# never run, and a branch inside the host function is invisible to a lowering), 4 MB of float32.
-BIG = 2**20 + 3
+# The size of the one large input the host function is called on directly (shapes.HOST_LARGE,
+# 32 MB of float32): the programs at larger shapes are only lowered, never run, and a branch
+# inside the host function is invisible to a lowering.
+BIG = shapes.HOST_LARGE
+# The inputs of every length of shapes.HOST_LENGTHS, made in the witness from `big` (its first
+# values, each a copy of its own): 50 MB that need not cross the wire.
+LADDER = "*(big[:n].copy() for n in lengths)"
 
 
 def big_input(ask):
@@ -260,15 +262,16 @@ def big_input(ask):
     return a
 
 
-def big_host_calls(ask, a):
-    """witness.host_calls on the large input `a` and on an input of each length of
-    shapes.HOST_LENGTHS: the host function JAX calls for an input of `a`'s size (the one
-    pure_callback of the trace at that shape; a host function the trace picks by length is the
-    every-shape tests' finding) called directly on each, once, as a NumPy array (the kind on which it may run
-    no JAX either)."""
-    lengths = {f"r{i}": probe.numpy(x) for i, x in enumerate(shapes.host_length_inputs(a))}
-    return ask.run(f"witness.host_calls(pure_callback_doubler, big, [big, {', '.join(lengths)}])",
-                   big=probe.numpy(a), **lengths, what=f"{TRACING} on shape ({a.size},)", hint=TRACING_HINT)
+def big_host_calls(ask, a, inputs: str):
+    """witness.host_calls on `inputs` (an expression of `big`, the large input `a`, and of
+    `lengths`, shapes.HOST_LENGTHS): the host function JAX calls for an input of `a`'s size (the
+    one pure_callback of the trace at that shape; a host function the trace picks by length is
+    the every-shape tests' finding) called directly on each, once, as a NumPy array (the kind on
+    which it may run no JAX either). The large input and the ladder are asked apart: each
+    reply stays under the runner's limit (limits.message_bytes)."""
+    return ask.run(f"witness.host_calls(pure_callback_doubler, big, [{inputs}])",
+                   big=probe.numpy(a), lengths=list(shapes.HOST_LENGTHS), what=f"{TRACING} on shape ({a.size},)",
+                   hint=TRACING_HINT)
 
 
 def expect_numpy_doubling_at_scale(ask):
@@ -277,14 +280,14 @@ def expect_numpy_doubling_at_scale(ask):
     element, and runs no JAX (expect_numpy_doubling). The programs at that size were lowered,
     not run; when the trace at that size holds no single callback, the every-shape tests say so."""
     a = big_input(ask)
-    report = big_host_calls(ask, a)
+    report = big_host_calls(ask, a, "big")
     if report.callbacks != 1:
         return   # the structure at that size: the every-shape tests' finding
     kind = KINDS[0][0]
     on = (f"{kind} of {a.size:,} values given to it directly (every magnitude, both signs, infinities and NaN, "
           "in random order)")
     expect_numpy_doubling(report.calls[0], a, kind=kind, on=on, jax_allowed=False)
-    for call, x in zip(report.calls[1:], shapes.host_length_inputs(a)):
+    for call, x in zip(big_host_calls(ask, a, LADDER).calls, shapes.host_length_inputs(a)):
         expect_numpy_doubling(call, x, kind=kind, on=f"{kind} of shape {x.shape} given to it directly",
                               jax_allowed=False)
 
