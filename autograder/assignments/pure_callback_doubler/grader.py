@@ -264,10 +264,11 @@ def big_input(ask):
 
 def big_host_calls(ask, a, inputs: str, lengths=()):
     """witness.host_calls on `inputs` (an expression of `big`, the large input `a`, and of
-    `lengths`): the host function JAX calls for an input of `a`'s size (the one pure_callback
-    of the trace at that shape; a host function the trace picks by length is the every-shape
+    `lengths`; with `lengths`, only the first max(lengths) values of `a` are sent): the host
+    function JAX calls for an input of that size (the one pure_callback of the trace at that shape; a host function the trace picks by length is the every-shape
     tests' finding) called directly on each, once, as a NumPy array (the kind on which it may
     run no JAX either)."""
+    a = a[:max(lengths)] if lengths else a   # what the ladder reads of it, sent alone
     return ask.run(f"witness.host_calls(pure_callback_doubler, big, [{inputs}])",
                    big=probe.numpy(a), lengths=list(lengths), what=f"{TRACING} on shape ({a.size},)",
                    hint=TRACING_HINT)
