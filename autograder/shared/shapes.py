@@ -9,7 +9,7 @@ time, changes the program at one of them wherever its threshold sits.
               product comes near 2^31 - 1, and powers of two whose product is 2^30
     rows(...) 2-d inputs whose last dimension (a row) is 1 to 2^31 - 1 wide
 
-and the small concrete shapes host functions are called on directly (HOST_RANKED; for a
+and the concrete shapes host functions are called on directly (HOST_RANKED; for a
 1-d domain, HOST_LENGTHS).
 """
 from __future__ import annotations
@@ -82,16 +82,20 @@ def label(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(dim(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-# The ranks a branch inside a host function could test (no lowering sees inside one): a
-# small input of each rank from 3 to 8 that pure_callback_doubler's and gammaln_callback's
-# host functions are called on directly, for their values and in the two worlds.
-HOST_RANKED = [(3, 4, 5), (2, 3, 4, 5), (2, 3, 2, 3, 2), (2, 1, 3, 1, 2, 2), (2,) * 7, (2,) * 8]
+# The ranks a branch inside a host function could test (no lowering sees inside one): an
+# input of each rank from 2 to 8 that gammaln_callback's host functions are called on
+# directly, for their values and in the two worlds; each past 2^18 elements (a branch on the
+# rank and the size together), rank 2's rows 4099 wide (past a tile of 4096), 2.2 million
+# values in all (past 2^20 each, the two worlds' calls took a grading to 744 MB of its 768).
+HOST_RANKED = [(64, 4099), (61, 67, 71), (21, 23, 25, 27), (11, 12, 13, 14, 15), (6, 7, 8, 9, 10, 11),
+               (4, 5, 5, 6, 7, 8, 9), (3, 4, 4, 5, 5, 6, 6, 7)]
 
 
 def host_ranked_inputs(a) -> list[np.ndarray]:
-    """An input of each shape of HOST_RANKED, its values the first of the 1-d `a`'s."""
+    """An input of each shape of HOST_RANKED, its values the 1-d `a`'s in order (from its
+    start again where `a` is shorter)."""
     a = np.asarray(a)
-    return [np.ascontiguousarray(a[:math.prod(s)].reshape(s)) for s in HOST_RANKED]
+    return [np.resize(a, math.prod(s)).reshape(s) for s in HOST_RANKED]
 
 
 # Opaque code (host functions, C++ kernels, eager NumPy impls: no lowering sees inside them)

@@ -1,12 +1,12 @@
 """Wrong: the forward host function returns gammaln(x + 1) instead of gammaln(x) from rank 5
 on. Every program is the reference's at every shape (the branch is inside the host
 function), and the values tests run programs up to rank 4; the grader also calls the host
-functions directly on an input of each rank from 3 to 8 (the analogue of the doubler's survivor of make
+functions directly on an input of each rank from 2 to 8 (the analogue of the doubler's survivor of make
 mutants, thresholds/host_double/2->3/rank>=5).
 
 score: 9
 messages:
-  - called directly on an input of shape (2, 3, 2, 3, 2)
+  - called directly on an input of shape (11, 12, 13, 14, 15)
 """
 def _host_gammaln(a):
     a = np.asarray(a)
