@@ -8,13 +8,12 @@ decided when the kernel runs, so neither sees it. Here the grader calls each ker
 whole domain, and compares every output element, in its place, with the float64 reference.
 
 SIZE is 2^20 + 5 (4 MB of float32 an array), above the thresholds a kernel plausibly branches
-at (1024, 4096, 65536, 2^18, 2^20). What bounds it is the trip through the runner: an array
-crosses as base64 in JSON. Measured (container peak, 768 MB allowed): at 2^20 + 5, +0.5 s for
-the reference answer, peaks of 430 MB (the reference), 460 MB (a residual fed to the backward
-kernel) and 510 MB (the VJP's program run instead); at 2^22 + 5, +10.5 s and 683 MB for the
-reference, and alt_residual_sigmoid's grading past 768 MB, while the runner still copied a
-message whole at each 64 KB pipe chunk (runner/sandbox.py now reads into one buffer: about
-+2.4 s at 2^22 + 5, measured once; base64 is the next cost).
+at (1024, 4096, 65536, 2^18, 2^20). What bounds it is the container's memory (768 MB) and the
+runner's limit on one reply (limits.message_bytes, 64 MiB): arrays cross as raw .npy blobs
+(shared/wire.py), but the runner holds the reply, the arrays and their float64 references at
+once. Measured (container peak): at 2^20 + 5, peaks of 430 to 510 MB; at 2^22 + 5, 683 MB for
+the reference (measured earlier); at 2^23 + 5 (session 32), the direct call's reply passes the
+64 MiB limit and the VJP's run is killed out of memory (880 MB).
 
 What is called is the custom_call of the path lowered at SIZE at an abstract shape (the
 witness allocates nothing: handover.lowered), so the call has the operand and result types
