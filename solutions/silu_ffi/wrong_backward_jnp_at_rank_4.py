@@ -7,7 +7,7 @@ score: 7
 messages:
   - "For inputs of shape (1, 1, 1, 1), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('deep_bwd')"
   - "jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): the output is not the output of your backward kernel ('deep_bwd')"
-  - "jax.jit of the VJP of silu_ffi on inputs of rank 3 to 8 does not come from your FFI kernels"
+  - "jax.jit of the VJP of silu_ffi on inputs of rank 2 to 8 does not come from your FFI kernels"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

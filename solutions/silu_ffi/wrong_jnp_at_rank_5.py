@@ -2,7 +2,7 @@
 for rank 5 silu_ffi and its bwd rule compute in JAX (jax.nn.silu and a jnp derivative). The
 values are right everywhere; jax.jit(silu_ffi), the gradient, and vmap (whose examples are
 of rank 5 when the batch is of rank 6) hold no kernel at rank 5, nor the VJP run on inputs of
-rank 3 to 8.
+rank 2 to 8.
 
 score: 5
 messages:
@@ -10,7 +10,7 @@ messages:
   - "For inputs of shape (1, 1, 1, 1, 1), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): the output is not the output of your backward kernel ('rank_bwd')"
   - "For inputs of shape (1, 1, 1, 1, 1, 1), jax.jit(jax.vmap(silu_ffi, in_axes=0)): the output is not the output of your forward kernel"
   - "jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): the output is not the output of your backward kernel"
-  - "jax.jit of the VJP of silu_ffi on inputs of rank 3 to 8 does not come from your FFI kernels"
+  - "jax.jit of the VJP of silu_ffi on inputs of rank 2 to 8 does not come from your FFI kernels"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>
