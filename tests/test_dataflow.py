@@ -1,6 +1,8 @@
 """Structure proven at every shape: the graph reading (autograder/shared/dataflow.py), the
 shapes it is read at (shapes.py), the verdicts (proofs.py) and the round trip witness ->
 executor (probe.Ask.structures)."""
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -229,8 +231,26 @@ def test_reading_stops_at_its_time_budget_with_a_sentence(monkeypatch):
     monkeypatch.setattr(program, "READ_S", 0.0)
     text = jax.jit(doubler).lower(S((4,), np.float32)).as_text()
     (refused,) = program.handle({"op": "structure", "texts": [text]})
-    assert refused.refused == ("the program is too large for the grader to read (reading the programs took more "
+    assert refused.refused == ("the program is too large for the grader to read (reading the program took more "
                                "than 0 s)")
+
+
+def test_each_program_of_a_request_has_a_time_budget_of_its_own(monkeypatch):
+    """A path's shapes read one by one come in one request: each text is read within READ_S of
+    its own, so many small programs on a busy machine are all read (they shared one budget, and
+    the last of 138 loop programs were refused); one slow text alone is refused."""
+    text = jax.jit(doubler).lower(S((4,), np.float32)).as_text()
+    read = dataflow.structure
+
+    def slow(t, deadline=None):
+        time.sleep(0.05)
+        return read(t, deadline) if deadline else read(t)
+    monkeypatch.setattr(dataflow, "structure", slow)
+    monkeypatch.setattr(program, "READ_S", 0.2)
+    found = program.handle({"op": "structure", "texts": [text] * 8})   # 0.4 s in all
+    assert [s.refused for s in found] == [""] * 8
+    monkeypatch.setattr(program, "READ_S", 0.01)
+    assert all("took more than" in s.refused for s in program.handle({"op": "structure", "texts": [text] * 2}))
 
 
 def test_a_constant_buffer_a_scatter_writes_over_is_not_a_source():
