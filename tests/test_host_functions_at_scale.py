@@ -1,8 +1,9 @@
 """Host functions called directly on a huge input (issue 47: opaque code at scale): a branch
 inside a host function is invisible to the lowering of the programs at large shapes, so the
 graders of pure_callback_doubler and gammaln_callback call every host function the answer's
-callbacks reach on 2^20 + 3 values, element by element, and gammaln's with SciPy poisoned
-(keyed on those values). Questions are evaluated here, on answers defined by exec."""
+callbacks reach on a large input (the doubler's 2^23 + 3 values and a ladder of lengths,
+gammaln's 2^20 + 3 values), element by element, and gammaln's with SciPy poisoned (keyed on
+those values). Questions are evaluated here, on answers defined by exec."""
 import numpy as np
 import pytest
 import scipy.special as sps
@@ -43,7 +44,7 @@ def _doubler(host: str) -> Ask:
 
 def test_the_doubler_input_spans_every_magnitude_in_random_order():
     a = dkit.big_input(_doubler("def host(arr):\n    return np.asarray(arr) * 2\n"))
-    assert a.size == dkit.BIG == 2**20 + 3 and a.dtype == np.float32
+    assert a.size == dkit.BIG == 2**23 + 3 and a.dtype == np.float32
     finite = np.abs(a[np.isfinite(a)])
     assert np.isnan(a).any() and np.isposinf(a).any() and np.isneginf(a).any()
     assert (a < 0).any() and (a > 0).any() and finite.min() == 0 and finite.max() > 3e38
@@ -71,7 +72,7 @@ def test_a_doubling_host_function_passes_at_scale(host):
 ])
 def test_a_host_function_wrong_only_above_a_size_fails_with_the_size_and_a_counterexample(host):
     said = _failure(dkit.expect_numpy_doubling_at_scale, _doubler(host))
-    assert "of 1,048,579 values given to it directly" in said and "differs from the reference arr * 2 at" in said
+    assert "of 8,388,611 values given to it directly" in said and "differs from the reference arr * 2 at" in said
     assert ": at arr[" in said and ", got " in said and ", expected " in said
 
 
@@ -79,7 +80,20 @@ def test_jax_inside_the_host_function_above_a_size_shows():
     host = ("def host(arr):\n    arr = np.asarray(arr)\n"
             "    return np.asarray(jnp.asarray(arr) * 2) if arr.size > 4096 else arr * 2\n")
     said = _failure(dkit.expect_numpy_doubling_at_scale, _doubler(host))
-    assert "ran JAX code when called on a NumPy array of 1,048,579 values" in said
+    assert "ran JAX code when called on a NumPy array of 8,388,611 values" in said
+
+
+@pytest.mark.parametrize("host, length", [
+    ("def host(arr):\n    arr = np.asarray(arr)\n    out = arr * 2\n    if arr.size % 2**18 == 0:\n"
+     "        out[-1] = 0\n    return out\n", "(262144,)"),
+    ("def host(arr):\n    arr = np.asarray(arr)\n    return arr * 3 if arr.size == 3 * 2**19 else arr * 2\n",
+     "(1572864,)"),
+])
+def test_a_host_function_wrong_only_at_some_lengths_is_named_at_the_first(host, length):
+    """The dense ladder (shapes.HOST_LENGTHS): each side of every power of two up to 2^20 and
+    three times each; the large input alone (2^23 + 3) passes both."""
+    said = _failure(dkit.expect_numpy_doubling_at_scale, _doubler(host))
+    assert f"on a NumPy array of shape {length} given to it directly differs" in said
 
 
 def test_no_callback_at_that_size_is_the_every_shape_tests_finding():

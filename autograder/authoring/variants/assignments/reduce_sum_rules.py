@@ -64,7 +64,7 @@ def variants(code: str) -> list[g.Variant]:
         both = g.edited(code, (BIND_T, tangent))
         found.extend(g.make("combined", f"batching/{loop}/jvp/{t_label}", v.code[len(g.PRELUDE) + 2:], v.change
                             + f"; the tangent as {tangent}") for v in g.batch_loops(both, "custom_reduce_sum_p", [loop]))
-    for loop, (b_label, broadcast) in zip(BATCH_LOOPS[3:], TRANSPOSES.items()):
+    for loop, (b_label, broadcast) in zip(BATCH_LOOPS[::-1], TRANSPOSES.items()):
         both = g.edited(code, (BROADCAST, broadcast))
         found.extend(g.make("combined", f"batching/{loop}/transpose/{b_label}", v.code[len(g.PRELUDE) + 2:], v.change
                             + f"; the transpose as {broadcast}") for v in g.batch_loops(both, "custom_reduce_sum_p", [loop]))
