@@ -7,12 +7,13 @@ _dirty_allocations), but the answer's library is loaded into that same process a
 its constructor switches the pattern off again: a fresh large buffer is zeros, the sum reads
 right on 2^20 + 5 values and the kernel kept 10/10 on the grader before the fix. The grader
 must keep its allocations dirty whatever the loaded library does to malloc's settings: the
-answer's own score, 9, with its message.
+answer's own score, 8 since session 32 (the programs at ranks 2 to 8 run past 2^18 values), with its messages.
 
 assignment: silu_ffi
-score: 9
+score: 8
 messages:
   - Your forward kernel (target 'silu') called directly on 1,048,581 values
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 SILU_CC = r"""
 #include <cmath>

@@ -8,7 +8,7 @@ of the trace at 2^20 + 3 elements directly, and it returns its argument unchange
 score: 8
 messages:
   - 'For inputs of shape (2^20 + 1,), jax.jit(pure_callback_doubler): the operands of its custom_calls are computed otherwise than at (5,)'
-  - of 1,048,579 values given to it directly
+  - of 8,388,611 values given to it directly
 """
 def host_double(arr):
     return np.asarray(arr) * 2

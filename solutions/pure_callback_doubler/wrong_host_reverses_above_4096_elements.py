@@ -6,7 +6,7 @@ grader also calls the host function itself on 2^20 + 3 values, element by elemen
 score: 9
 messages:
   - The host function
-  - of 1,048,579 values given to it directly
+  - of 8,388,611 values given to it directly
   - differs from the reference arr * 2 at
 """
 def host_double(arr):

@@ -5,7 +5,7 @@ function on 2^20 + 3 values compares element by element, so positions count.
 
 score: 9
 messages:
-  - of 1,048,579 values given to it directly
+  - of 8,388,611 values given to it directly
   - differs from the reference arr * 2 at
 """
 def host_double(arr):

@@ -1,11 +1,12 @@
 """Wrong: the host function doubles into a preallocated buffer kept in an anonymous mmap (a
 C object: no attribute, no file, nothing Python can fingerprint shows its bytes) and returns
 a view of it: every call hands back the same storage, so an earlier result changes at the
-next call.
+next call. (Session 32: its buffer is smaller than the 2^23 + 3 values the host function is now called on: the values test's point too.)
 
-score: 9
+score: 8
 messages:
   - "Your host function changed the array an earlier call returned"
+  - 'raised ValueError: buffer is smaller than requested size'
 """
 import mmap
 

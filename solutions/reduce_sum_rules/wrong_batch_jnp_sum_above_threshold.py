@@ -6,7 +6,7 @@ without running it (before, it vmapped operands of 131072 entries), and from a b
 
 score: 9
 messages:
-  - "For inputs of shape (3, 2048), jax.jit of jax.vmap of custom_reduce_sum: jax.vmap with the batch dimension at 0, summing axis (0,), is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel)"
+  - "For inputs of shape (3, 1536), jax.jit of jax.vmap of custom_reduce_sum: jax.vmap with the batch dimension at 0, summing axis (0,), is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel)"
   - the batching rule must bind custom_reduce_sum_p on the batched operand, not compute the sum another way
 """
 def _jvp(primals, tangents, *, axis):

@@ -1,11 +1,11 @@
 """Wrong: the batching rule negates the vmapped sum when the batch holds more than 5
 examples. Every value is right at the batch sizes the tests run (2 to 5); the grader lowers
-jax.vmap at batch sizes from 1 to 65 without running it, where a batch of 8 negates each
+jax.vmap at batch sizes from 1 to 65 without running it, where a batch of 6 negates each
 example's sum.
 
 score: 9
 messages:
-  - "For inputs of shape (8, 1), jax.jit of jax.vmap of custom_reduce_sum: jax.vmap with the batch dimension at 0, summing axis (0,), is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel): it is computed in JAX (negate) from the output of __grader_reduce_sum__"
+  - "For inputs of shape (6, 1), jax.jit of jax.vmap of custom_reduce_sum: jax.vmap with the batch dimension at 0, summing axis (0,), is not the output of custom_reduce_sum_p (a custom_call to the grader's kernel): it is computed in JAX (negate) from the output of __grader_reduce_sum__"
 """
 def _jvp(primals, tangents, *, axis):
     (x,), (t,) = primals, tangents

@@ -1,12 +1,13 @@
 """Wrong inside C++ from a size on: from 65536 elements the forward kernel runs an unrolled
 loop over blocks of 8 and forgets the remainder: the last n % 8 outputs stay 0. The value
 tests' programs are smaller; the grader's direct call on 2^20 + 5 values (ordinary values at
-both ends of the buffer) finds the 5 zeros at its end.
+both ends of the buffer) finds the 5 zeros at its end. (Session 32: the programs at ranks 2 to 8 now run past 2^18 values, where it is wrong too: test 8's point.)
 
-score: 9
+score: 8
 messages:
   - Your forward kernel (target 'silu_blocks8_fwd') called directly on 1,048,581 values differs from the reference at 5 of 1048581 entries
   - it must compute silu(x) for every element of x, in its place, whatever the size of x
+  - "The primal of jax.vjp(silu_ffi) on shape (61, 67, 71)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

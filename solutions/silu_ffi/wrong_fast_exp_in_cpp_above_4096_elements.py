@@ -2,12 +2,13 @@
 its order-2 Taylor polynomial, 1 + v + v²/2 (good near 0 only). Every program the value
 tests run is smaller, and the programs at larger shapes are the same program (the branch is
 in C++, at run time): only the grader's direct call of the forward kernel on 2^20 + 5
-values shows it.
+values shows it. (Session 32: the programs at ranks 2 to 8 now run past 2^18 values, where it is wrong too: test 8's point.)
 
-score: 9
+score: 8
 messages:
   - Your forward kernel (target 'silu_fastexp_fwd') called directly on 1,048,581 values differs from the reference
   - it must compute silu(x) for every element of x, in its place, whatever the size of x
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

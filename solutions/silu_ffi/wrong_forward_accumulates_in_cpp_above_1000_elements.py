@@ -1,11 +1,12 @@
 """Wrong inside C++ from a size on: above 1000 elements the forward kernel adds silu(x[i])
 to what its result buffer holds (`y[i] += ...`), which XLA does not initialise. A large
 buffer fresh from the system is all zeros, so the direct call on 2^20 + 5 values read right
-until the executor filled every allocation with a byte pattern (glibc's M_PERTURB).
+until the executor filled every allocation with a byte pattern (glibc's M_PERTURB). (Session 32: the programs at ranks 2 to 8 now run past 2^18 values, where it is wrong too: test 8's point.)
 
-score: 9
+score: 8
 messages:
   - Your forward kernel (target 'silu') called directly on 1,048,581 values
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 SILU_CC = r"""
 #include <cmath>

@@ -8,7 +8,7 @@ score: 7
 messages:
   - "For inputs of shape (1025,), jax.jit(silu_ffi): element (0,) of the output comes from element (1024,) of your input, not from element (0,)"
   - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(silu_ffi, in_axes=0)): element (0, 0, 0, 0, 0) of the output comes from element (0, 2, 4, 6, 10) of your input, not from element (0, 0, 0, 0, 0)"
-  - "For inputs of shape (1025,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[0]): element (0,) of the output comes from element (1024,) of your input"
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

@@ -5,7 +5,7 @@ negation in JAX.
 
 score: 9
 messages:
-  - "jax.jit(lambda v: jax.vjp(silu_ffi, v)[0])"
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 SILU_CC = r"""
 #include <cmath>

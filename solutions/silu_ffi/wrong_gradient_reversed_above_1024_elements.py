@@ -1,10 +1,11 @@
 """Wrong: for inputs of more than 1024 elements the backward kernel's output comes back
 reversed: each gradient element is another element's, under jax.jit and under jax.vmap.
 
-score: 8
+score: 7
 messages:
   - "For inputs of shape (1025,), jax.jit(lambda v: jax.vjp(silu_ffi, v)[1](v)[0]): element (0,) of the output comes from element (1024,) of your input, not from element (0,)"
   - "For inputs of shape (2, 3, 5, 7, 11), jax.jit(jax.vmap(lambda v: jax.vjp(silu_ffi, v)[1](v)[0], in_axes=0)): element (0, 0, 0, 0, 0) of the output comes from element (0, 2, 4, 6, 10) of your input"
+  - "The VJP of silu_ffi with a random cotangent on shape (64, 4099)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>

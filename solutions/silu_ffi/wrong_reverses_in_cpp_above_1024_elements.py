@@ -1,12 +1,13 @@
 """Wrong inside C++ from a size on: above 1024 elements the forward kernel writes each
 silu(x[i]) at the mirrored place, y[n - 1 - i]. Every value is silu of some input, only not
 in its place; the value tests' programs are smaller, and the grader's direct call on
-2^20 + 5 values compares every output with the reference at its own index.
+2^20 + 5 values compares every output with the reference at its own index. (Session 32: the programs at ranks 2 to 8 now run past 2^18 values, where it is wrong too: test 8's point.)
 
-score: 9
+score: 8
 messages:
   - Your forward kernel (target 'silu_mirror_fwd') called directly on 1,048,581 values
   - it must compute silu(x) for every element of x, in its place, whatever the size of x
+  - "The primal of jax.vjp(silu_ffi) on shape (64, 4099)"
 """
 Path("silu.cc").write_text(r"""
 #include <cmath>
