@@ -84,7 +84,8 @@ def label(shape: tuple[int, ...]) -> str:
 
 # The ranks a branch inside a host function could test (no lowering sees inside one): an
 # input of each rank from 2 to 8 that gammaln_callback's host functions are called on
-# directly, for their values and in the two worlds; each past 2^18 elements (a branch on the
+# directly, for their values and in the two worlds, and silu_ffi's programs run on (its
+# kernels: ranks.py); each past 2^18 elements (a branch on the
 # rank and the size together), rank 2's rows 4099 wide (past a tile of 4096), 2.2 million
 # values in all (past 2^20 each, the two worlds' calls took a grading to 744 MB of its 768).
 HOST_RANKED = [(64, 4099), (61, 67, 71), (21, 23, 25, 27), (11, 12, 13, 14, 15), (6, 7, 8, 9, 10, 11),
@@ -98,15 +99,10 @@ def host_ranked_inputs(a) -> list[np.ndarray]:
     return [np.resize(a, math.prod(s)).reshape(s) for s in HOST_RANKED]
 
 
-# Opaque code (host functions, C++ kernels, eager NumPy impls: no lowering sees inside them)
-# is run on HOST_LARGE values, past 2^23 with an odd tail, and on a dense ladder of lengths:
+# A host function whose task's domain is 1-d (pure_callback_doubler's; no lowering sees inside
+# it) is run on HOST_LARGE values, past 2^23 with an odd tail, and on a dense ladder of lengths:
 # each side of every power of two up to 2^20 and three times each (whole pages of 4096 values
 # from 3 * 2^12 on), where a test of the length inside it could sit. About 12.6 million values
-# in all; the inputs are made where the code runs, from the one large input (slices of it).
+# in all; the doubler makes them where its host function runs, slices of its large input.
 HOST_LARGE = 2**23 + 3
 HOST_LENGTHS = tuple(sorted({n for k in range(1, 21) for n in (2**k - 1, 2**k, 2**k + 1, 3 * 2**k)}))
-
-
-def host_length_inputs(a) -> list[np.ndarray]:
-    """An input of each length of HOST_LENGTHS, its values the first of the 1-d `a`'s."""
-    return [np.array(np.asarray(a)[:n]) for n in HOST_LENGTHS]

@@ -90,7 +90,8 @@ def expect_host_functions_pure(ask, a):
     call (globals, anything reachable from them, the host function itself, process-wide
     settings), its argument left as it was, no earlier result changed; in the two worlds'
     comparison also on a million values (references.huge_input) and on an input of each rank
-    from 2 to 8, each past 2^18 values (shapes.HOST_RANKED). One sentence names the first effect found."""
+    from 2 to 8, each past 2^18 values (shapes.HOST_RANKED). One sentence names the first
+    effect found."""
     big = references.huge_input(ask.rng(146))   # the two worlds also call them on a million values
     ranked = {f"r{k}": probe.numpy(r) for k, r in enumerate(shapes.host_ranked_inputs(big))}
     report = ask.run(f"witness.host_purity([gammaln_cb, {GRAD}], a, __notebook__, larger=[big, {', '.join(ranked)}])",
@@ -216,8 +217,8 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
     `reference` rounded to float32, element by element (a branch inside a host function is
     invisible to the lowering of the programs at that size, which are never run), and with
     SciPy's function poisoned, keyed on `huge`'s values (witness.host_values), every element
-    changes; then on an input of each rank from 2 to 8, each past 2^18 values (shapes.HOST_RANKED), its values
-    alike. Fails with the size and a counterexample."""
+    changes; then on an input of each rank from 2 to 8, each past 2^18 values
+    (shapes.HOST_RANKED), its values alike. Fails with the size and a counterexample."""
     small, huge = np.asarray(small), np.asarray(huge)
     found = ask.run(f"witness.host_values({hosts.fn}, a)", a=probe.numpy(small), what=f"Tracing {hosts.name}",
                     hint=hosts.hint)
@@ -256,9 +257,9 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
 
 def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count: int) -> None:
     """Each host function of `roles` called directly on an input of each shape of
-    shapes.HOST_RANKED (ranks 2 to 8, past 2^18 values each, as the trace at that shape calls it; a branch on the
-    rank inside one; the values tests run programs to rank 4): its output is `reference`
-    rounded to float32, element by element. Only where that trace holds as many callbacks
+    shapes.HOST_RANKED (ranks 2 to 8, past 2^18 values each, as the trace at that shape calls
+    it; a branch on the rank inside one; the values tests run programs to rank 4): its output
+    is `reference` rounded to float32, element by element. Only where that trace holds as many callbacks
     as the small one (`count`): else its program differs, the every-shape tests' finding,
     and the roles would not match."""
     for x in shapes.host_ranked_inputs(huge):

@@ -265,9 +265,9 @@ def big_input(ask):
 def big_host_calls(ask, a, inputs: str, lengths=()):
     """witness.host_calls on `inputs` (an expression of `big`, the large input `a`, and of
     `lengths`; with `lengths`, only the first max(lengths) values of `a` are sent): the host
-    function JAX calls for an input of that size (the one pure_callback of the trace at that shape; a host function the trace picks by length is the every-shape
-    tests' finding) called directly on each, once, as a NumPy array (the kind on which it may
-    run no JAX either)."""
+    function JAX calls for an input of that size (the one pure_callback of the trace at that
+    shape; a host function the trace picks by length is the every-shape tests' finding) called
+    directly on each, once, as a NumPy array (the kind on which it may run no JAX either)."""
     a = a[:max(lengths)] if lengths else a   # what the ladder reads of it, sent alone
     return ask.run(f"witness.host_calls(pure_callback_doubler, big, [{inputs}])",
                    big=probe.numpy(a), lengths=list(lengths), what=f"{TRACING} on shape ({a.size},)",
@@ -279,10 +279,13 @@ def ladder_groups(most: int = 2**22) -> list[list[int]]:
     outputs of one group make one reply, and the replies stay small (the runner holds one
     at a time, with its reference: the grading container has 768 MB)."""
     groups: list[list[int]] = [[]]
+    total = 0   # the values of the last group
     for n in shapes.HOST_LENGTHS:
-        if groups[-1] and sum(groups[-1]) + n > most:
+        if groups[-1] and total + n > most:
             groups.append([])
+            total = 0
         groups[-1].append(n)
+        total += n
     return groups
 
 

@@ -14,8 +14,8 @@ Beyond the shapes a test runs, each path is proven at every shape without runnin
 (every_shape.py: the program at each shape within the one checked by running); an eager call
 is judged by the primitives it binds (witness.eager), lowered and read as the jitted path is;
 and each kernel is called directly on 2^20 + 5 values (at_scale.py), for what C++ decides at
-run time from the size; jax.jit(silu_ffi) and the VJP also run on inputs of rank 2 to 8 (past 2^18 values each), for
-what it decides from the rank (make mutants' survivors, issue 49).
+run time from the size; jax.jit(silu_ffi) and the VJP also run on inputs of rank 2 to 8 (past
+2^18 values each), for what it decides from the rank (make mutants' survivors, issue 49).
 """
 import hashlib
 
