@@ -56,6 +56,22 @@ def test_a_run_that_judges_only_values_poisons_no_kernel():
     assert program.handle({**request, "kernels": True}).run("ffi") is not None
 
 
+def test_an_entry_equal_to_its_poison_by_chance_is_poisoned_again():
+    """A sum over an axis of length 1 copies x; x's entry 2 is the poison's own entry 2, so the
+    first poisoned run leaves it unchanged. The executor runs again with the other salt, and
+    the entry changes: it depends on the kernel. An entry the kernel does not reach (set
+    after it) stays unchanged in both runs."""
+    from kernels import reduce_sum
+    x = np.linspace(-3, 3, 6, dtype=np.float32).reshape(6, 1)
+    x[2, 0] = poison.values(6)[2]
+    report = program.report(_text(lambda v: reduce_sum.reduce_sum(v, (1,)), x), [x])
+    got = report.run("ffi").outputs[0]
+    assert got[2] == poison.values(6, poison.SALT_AGAIN)[2] and np.all(poison.changed(x[:, 0], got))
+    assert np.all(poison.straight(got, [6]))
+    cut = program.report(_text(lambda v: reduce_sum.reduce_sum(v, (1,)).at[4].set(v[4, 0]), x), [x])
+    assert list(np.flatnonzero(~poison.changed(x[:, 0], cut.run("ffi").outputs[0]))) == [4]
+
+
 def test_the_value_comes_from_the_program_not_from_the_process_that_lowered_it():
     """A program that computes something else gives that, whatever its maker claims."""
     text = _text(lambda v: v * 2, X)

@@ -22,6 +22,9 @@ def test_poison_values_are_what_the_kernel_writes():
                                            jax.ShapeDtypeStruct((2,), jnp.float32)))(X)
     np.testing.assert_array_equal(np.asarray(out[0]).ravel(), poison.values(21))
     np.testing.assert_array_equal(np.asarray(out[1]), poison.values(2))
+    again = jax.ffi.ffi_call(poison.TARGET_AGAIN, jax.ShapeDtypeStruct((21,), jnp.float32))(X)
+    np.testing.assert_array_equal(np.asarray(again), poison.values(21, poison.SALT_AGAIN))
+    assert not np.any(np.asarray(again) == poison.values(21))   # the other salt: other values
     pool = poison.values(10000)   # 23 random bits: a few birthday collisions, no pattern
     assert len(set(pool.tolist())) > 9990 and np.all((np.abs(pool) >= 1) & (np.abs(pool) < 2))
 

@@ -58,7 +58,7 @@ class Handlers:
             from kernels import reduce_sum, rms_norm  # register their targets (TARGETS)
             from kernels.build import load_and_register
             venom = load_and_register(os.path.join(os.path.dirname(kernels.__file__), "poison.cc"),
-                                      {poison.TARGET: poison.SYMBOL})
+                                      poison.TARGETS)
             self._poison = {_digest(str(venom.path)), os.path.realpath(venom.path)}
             for module in (rms_norm, reduce_sum):
                 path = str(module.library.path)
@@ -83,7 +83,7 @@ class Handlers:
                         None, self._bound[target][1]):
                     return f"the FFI target {target} was bound to two different functions"
                 continue
-            if target == poison.TARGET:
+            if target in poison.TARGETS:
                 return f"it calls the grader's own FFI target {target}"
             problem = self._bind(target, claim if isinstance(claim, dict) else {})
             if problem:

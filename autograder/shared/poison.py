@@ -13,13 +13,23 @@ import numpy as np
 
 TARGET = "__grader_poison__"   # the FFI target name the poison handler is registered under
 SYMBOL = "Poison"
+# The same poison with another salt. A poisoned output entry can equal the clean one by chance
+# (an honest value equal to its poison value: about 1 in 2^24 of the values in [1, 2), one in
+# twenty gradings of silu_ffi's 2 million gradient entries): the executor runs a program again
+# with this handler wherever an entry did not change, and keeps the entries that did
+# (autograder/executor/program.py, again()). Both chances together: about 1 in 2^48.
+TARGET_AGAIN = "__grader_poison_again__"
+SYMBOL_AGAIN = "PoisonAgain"
+SALT_AGAIN = 0x5BD1E995
+TARGETS = {TARGET: SYMBOL, TARGET_AGAIN: SYMBOL_AGAIN}
 
 
-def values(n: int) -> np.ndarray:
-    """Entry i of every poisoned float buffer, for i < n: +-(1 + k/2^23) with k a hash of i
-    (exact in float32; the same arithmetic as PoisonValue in kernels/poison.cc, whose uint32
-    products wrap as these do). In place, in 32 bits: a million values in about 12 ms."""
+def values(n: int, salt: int = 0) -> np.ndarray:
+    """Entry i of every poisoned float buffer, for i < n: +-(1 + k/2^23) with k a hash of
+    i ^ salt (exact in float32; the same arithmetic as PoisonValue in kernels/poison.cc, whose
+    uint32 products wrap as these do). In place, in 32 bits: a million values in about 12 ms."""
     h = np.arange(n, dtype=np.uint32)
+    h ^= np.uint32(salt)
     h *= np.uint32(2654435761)
     h += np.uint32(0x9E3779B9)
     h ^= h >> np.uint32(16)
@@ -56,8 +66,21 @@ def covered(clean, poisoned, sizes: list[int] | None = None) -> np.ndarray:
 
 
 def straight(poisoned, sizes: list[int]) -> np.ndarray:
-    """Element-wise: is the poisoned output one of the poison values, i.e. copied from the
-    poisoned piece with nothing computed after it? `sizes`: the element counts of the
-    poisoned buffers, as the witness reports them."""
-    pool = values(max(sizes, default=0))
-    return np.isin(np.asarray(poisoned, np.float32), pool)
+    """Element-wise: is the poisoned output one of the poison values (either salt's: an entry
+    poisoned again is the second's), i.e. copied from the poisoned piece with nothing
+    computed after it? `sizes`: the element counts of the poisoned buffers, as the witness
+    reports them."""
+    n = max(sizes, default=0)
+    got = np.asarray(poisoned, np.float32)
+    out = np.isin(got, values(n))
+    if not out.all():   # only the rest are looked up in the second pool
+        out[~out] = np.isin(got[~out], values(n, SALT_AGAIN))
+    return out
+
+
+def again(clean: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """One poisoned output from two runs: the first's, but where an entry did not change
+    there and did under the second poison, the second's (changed() reads it as changed;
+    an entry the piece does not reach is unchanged in both)."""
+    redo = ~changed(clean, first) & changed(clean, second)
+    return np.where(redo, second, first) if redo.any() else first

@@ -69,7 +69,7 @@ def install() -> None:
             return _handler(name, fn, *args, **kwargs)
         xla_client._custom_callback_handler[platform] = direct
     from kernels.build import load_and_register
-    load_and_register(os.path.join(_kernels_dir(), "poison.cc"), {poison.TARGET: poison.SYMBOL})
+    load_and_register(os.path.join(_kernels_dir(), "poison.cc"), poison.TARGETS)
     _record_course_kernels()
 
 
@@ -115,7 +115,7 @@ def bindings() -> dict:
     the base}}; a handler no loaded library holds has no "library"."""
     found = {}
     for target, entry in _registry.items():
-        if target == poison.TARGET:
+        if target in poison.TARGETS:
             continue
         found[target] = {"symbol": entry["symbol"], "course": _course_library(entry["library"])}
         if entry["name"] and entry["handler"] is not None:
