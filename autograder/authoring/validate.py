@@ -122,6 +122,11 @@ def _check(answer: catalogue.Answer | None, assignment: str, work: Path, users: 
     if keep is not None:   # --feedback: what the student read, for review
         (keep / assignment).mkdir(parents=True, exist_ok=True)
         (keep / assignment / f"{name}.txt").write_text(f"score {got.score:g}/{got.possible:g}\n{got.feedback}")
+        record = folder / "ag" / "results" / "grading.json"   # each case's seconds, by where (verdicts.run_file)
+        if record.exists():
+            cases = json.loads(record.read_text()).get("cases", [])
+            (keep / assignment / f"{name}.seconds.json").write_text(json.dumps(
+                {"total": seconds, "cases": {c.get("name", ""): c.get("seconds") for c in cases}}))
     unreadable = readable.problems(got.feedback)
     if answer is None:
         ok = got.score < got.possible and not unreadable
@@ -156,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=None, metavar="ANSWER",
                         help="grade only these answers (file names without .py), while editing")
     parser.add_argument("--feedback", type=Path, default=None, metavar="DIR",
-                        help="write what each answer's student reads to DIR/<assignment>/<answer>.txt")
+                        help="write what each answer's student reads to DIR/<assignment>/<answer>.txt "
+                             "(and each test's seconds, by where, to <answer>.seconds.json)")
     parser.add_argument("--cold", action="store_true",
                         help="no warm-up: every grading compiles its programs (to measure what the warm-up saves)")
     args = parser.parse_args(argv)
