@@ -25,17 +25,20 @@ help:  ## list the targets
 demo: venv $(NAMES:%=dist/%/.built)  ## the main job: grade sample submissions of all five assignments
 	$(HOST_PY) -m autograder.host.demo
 
-# The end-to-end tests mostly wait (registries, pip, servers, time limits): they run beside
-# the image's tests and the two samples (one process most of the time), each side's output
-# printed whole when it ends (-O); make validate, which keeps both cores busy, runs alone.
-test: image lab-image hub-image venv chromium assign  ## the image's test suite and samples beside the end-to-end tests, then validate
+# The end-to-end tests mostly wait (registries, pip, servers, time limits; 0.9 of the two
+# cores): they run beside the image's tests, the two samples and the attacks on the grader
+# (make validate's solutions/adversarial/, which fill the cores the end-to-end tests leave
+# idle), each side's output printed whole when it ends (-O); then make validate grades the
+# five assignments' catalogues alone, keeping both cores busy (docs/measuring.md).
+test: image lab-image hub-image venv chromium assign  ## the image's test suite, samples and attacks beside the end-to-end tests, then validate
 	$(MAKE) -j2 -O test-image test-e2e
-	$(MAKE) validate-built
+	$(MAKE) validate-built ASSIGNMENTS="$(NAMES)"
 
-test-image: image $(NAMES:%=dist/%/.built)  ## pytest inside the grading image (all but tests/e2e), then mutants-sample and variants-sample
+test-image: image $(NAMES:%=dist/%/.built)  ## pytest inside the grading image (all but tests/e2e), then mutants-sample, variants-sample and the attacks
 	$(DOCKER_RUN) $(IMAGE) python -m pytest --ignore=tests/e2e $(PYTEST_ARGS)
 	$(MAKE) mutants-sample
 	$(MAKE) variants-sample
+	$(MAKE) validate-built ASSIGNMENTS=adversarial
 
 test-e2e: venv chromium $(NAMES:%=dist/%/.built)  ## the end-to-end tests, on the host
 	$(HOST_PY) -m pytest tests/e2e $(PYTEST_ARGS)
