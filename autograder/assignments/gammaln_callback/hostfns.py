@@ -239,19 +239,7 @@ def check_hosts_at_scale(ask, hosts: Hosts, small, huge, reference):
             got = _expect_values(entry, j, want, hosts, what=what, at=huge,
                                  hint=f"return scipy.special.{short}(x) for every element, in place, "
                                       "whatever the input's size")
-            checks.expect(entry.poisoned_error is None, (
-                f"{what} raised {entry.poisoned_error} when the grader replaced {hosts.scipy}; hand the "
-                f"input to scipy.special.{short} whole and return its result."))
-            unchanged = entry.unchanged[j] if j < len(entry.unchanged) else None
-            same = _unexcused(unchanged, n)
-            if same.size:
-                k, clean = int(same[0]), np.ravel(got)
-                checks.fail(
-                    f"{what} does not take its values from {hosts.scipy}: with it replaced by the grader (on "
-                    f"these very values only), {same.size:,} of {n:,} values stayed the same: at x[{k}] = "
-                    f"{checks.number(huge[k])}, got {checks.number(clean[k])} both times; call "
-                    f"scipy.special.{short} on the whole array, whatever its size (not math.lgamma, a series or "
-                    "a formula of your own).")
+            _expect_from_scipy(entry, j, got, huge, hosts, what=what, whole="on the whole array, whatever its size")
     _check_hosts_at_rank(ask, hosts, huge, roles, reference, len(found))
 
 
@@ -259,12 +247,13 @@ def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count:
     """Each host function of `roles` called directly on an input of each shape of
     shapes.HOST_RANKED (ranks 2 to 8, past 2^18 values each, as the trace at that shape calls
     it; a branch on the rank inside one; the values tests run programs to rank 4): its output
-    is `reference` rounded to float32, element by element. Only where that trace holds as many callbacks
-    as the small one (`count`): else its program differs, the every-shape tests' finding,
-    and the roles would not match."""
+    is `reference` rounded to float32, element by element, and with SciPy's function poisoned
+    (keyed on that input's values) every element changes, as on the 1-d input. Only where
+    that trace holds as many callbacks as the small one (`count`): else its program differs,
+    the every-shape tests' finding, and the roles would not match."""
     for x in shapes.host_ranked_inputs(huge):
-        report = ask.run(f"witness.host_values({hosts.fn}, a, keep={sorted(roles)!r})", a=probe.numpy(x),
-                         what=f"Tracing {hosts.name} on shape {x.shape}", hint=hosts.hint)
+        report = ask.run(f"witness.host_values({hosts.fn}, a, replace={hosts.scipy!r}, keep={sorted(roles)!r})",
+                         a=probe.numpy(x), what=f"Tracing {hosts.name} on shape {x.shape}", hint=hosts.hint)
         if len(report) != count:
             continue
         want = scipy32(reference, x).ravel()
@@ -273,8 +262,30 @@ def _check_hosts_at_rank(ask, hosts: Hosts, huge, roles: dict, reference, count:
             if entry.values is None:
                 continue   # it raised: the other tests' finding
             for j in outputs:
-                _expect_values(entry, j, want, hosts, what=what, at=x.ravel(),
-                               hint="return the SciPy function's values for every element, whatever the rank")
+                got = _expect_values(entry, j, want, hosts, what=what, at=x.ravel(),
+                                     hint="return the SciPy function's values for every element, whatever the rank")
+                _expect_from_scipy(entry, j, got, x, hosts, what=what, whole="on the whole input, whatever its rank")
+
+
+def _expect_from_scipy(entry, j: int, got, x, hosts: Hosts, *, what: str, whole: str) -> None:
+    """Output `j` of a host function's direct call on `x` (`entry`, made with hosts.scipy
+    poisoned on x's values: witness.host_values) changed in every element but those whose
+    value is itself a poison value; fails naming the first element that did not."""
+    short = hosts.scipy.rpartition(".")[2]
+    checks.expect(entry.poisoned_error is None, (
+        f"{what} raised {entry.poisoned_error} when the grader replaced {hosts.scipy}; hand the "
+        f"input to scipy.special.{short} whole and return its result."))
+    n = int(np.size(x))
+    unchanged = entry.unchanged[j] if j < len(entry.unchanged) else None
+    same = _unexcused(unchanged, n)
+    if same.size:
+        k, clean = int(same[0]), np.ravel(got)
+        at = k if np.ndim(x) == 1 else tuple(int(i) for i in np.unravel_index(k, np.shape(x)))
+        checks.fail(
+            f"{what} does not take its values from {hosts.scipy}: with it replaced by the grader (on "
+            f"these very values only), {same.size:,} of {n:,} values stayed the same: at x[{at}] = "
+            f"{checks.number(np.ravel(x)[k])}, got {checks.number(clean[k])} both times; call "
+            f"scipy.special.{short} {whole} (not math.lgamma, a series or a formula of your own).")
 
 
 def _called(report, roles: dict):
