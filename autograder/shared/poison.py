@@ -17,7 +17,8 @@ SYMBOL = "Poison"
 # (an honest value equal to its poison value: about 1 in 2^24 of the values in [1, 2), one in
 # twenty gradings of silu_ffi's 2 million gradient entries): the executor runs a program again
 # with this handler wherever an entry did not change, and keeps the entries that did
-# (autograder/executor/program.py, again()). Both chances together: about 1 in 2^48.
+# (autograder/executor/program.py; again() below merges the two runs). Both chances together:
+# about 1 in 2^48.
 TARGET_AGAIN = "__grader_poison_again__"
 SYMBOL_AGAIN = "PoisonAgain"
 SALT_AGAIN = 0x5BD1E995
